@@ -1,0 +1,51 @@
+# Two commands on a fresh machine: `make demo` and `make test`. Nothing but Python 3.11+ is needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+CORE   := $(VENV)/.core-installed
+ST     := $(VENV)/.st-installed
+INDEX  := data/index
+PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
+
+.PHONY: install install-st demo index test check fmt bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(CORE): pyproject.toml | $(BIN)/python
+	$(PIP) -e '.[dev]'
+	touch $@
+
+# torch first, pinned, so that sentence-transformers never pulls a CUDA build.
+$(ST): $(CORE)
+	$(PIP) torch==2.13.0
+	$(PIP) -e '.[dev,st]'
+	touch $@
+
+install: $(CORE)
+
+install-st: $(ST)
+
+index: $(CORE)
+	$(BIN)/filings-index build data/samples --index $(INDEX)
+
+demo: index
+	$(BIN)/python scripts/demo.py --index $(INDEX)
+
+test: $(ST)
+	$(BIN)/python -m pytest -q
+
+check: $(CORE)
+	$(BIN)/ruff check indexer mcp_server tests bench scripts
+	$(BIN)/ruff format --check indexer mcp_server tests bench scripts
+	$(BIN)/mypy
+
+fmt: $(CORE)
+	$(BIN)/ruff format indexer mcp_server tests bench scripts
+	$(BIN)/ruff check --fix indexer mcp_server tests bench scripts
+
+bench: $(CORE)
+	$(BIN)/python bench/bench.py $(or $(CORPUS),data/samples)
+
+clean:
+	rm -rf $(VENV) $(INDEX) .pytest_cache .mypy_cache .ruff_cache

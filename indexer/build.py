@@ -1,0 +1,207 @@
+"""Build an index folder from a folder of PDFs: parse → chunk → tokenize + embed → write → publish."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from indexer import metadata
+from indexer.chunk import chunk_document, mark_furniture
+from indexer.dense import DenseIndex
+from indexer.embed import Embedder, make_embedder
+from indexer.errors import DocumentError, FilingsError, IndexLoadError
+from indexer.lexical import Bm25Index
+from indexer.models import Chunk, DocumentMeta, Page
+from indexer.parse import PdfParser
+from indexer.settings import BuildSettings
+from indexer.store import (
+    EmbedderInfo,
+    Failure,
+    Manifest,
+    discard,
+    publish,
+    read_chunks,
+    read_manifest,
+    staging_folder,
+    write_chunks,
+    write_manifest,
+    write_pages,
+)
+from indexer.tokenize import Tokenizer
+
+logger = logging.getLogger(__name__)
+
+# Chunk kinds that are embedded; boilerplate and contents pages are BM25-only.
+EMBEDDED_KINDS = frozenset({"body"})
+
+
+@dataclass
+class BuildReport:
+    index_dir: Path
+    documents: int = 0
+    pages: int = 0
+    pages_without_text: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    reused_vectors: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+    published: bool = False
+
+
+def find_pdfs(docs_dir: Path) -> list[Path]:
+    if not docs_dir.is_dir():
+        raise FilingsError(f"{docs_dir} is not a folder; pass the folder that holds your PDF filings")
+    return sorted(p for p in docs_dir.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[no-untyped-def]
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, dynamic_ncols=True)
+
+
+def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]:
+    """Vectors of the index being replaced, by chunk content hash, when it used the same embedder."""
+    try:
+        manifest = read_manifest(index_dir)
+    except IndexLoadError:
+        return {}
+    if manifest.embedder is None or manifest.embedder.id != embedder_id:
+        return {}
+    try:
+        chunks = read_chunks(index_dir)
+        dense = DenseIndex.load(index_dir)
+    except (IndexLoadError, OSError, RuntimeError) as exc:
+        logger.warning("not reusing vectors from %s: %s", index_dir, exc)
+        return {}
+    vectors = dense.vectors()
+    return {chunks[int(row)].content_hash: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(chunks)}
+
+
+def embed_chunks(
+    chunks: list[Chunk], embedder: Embedder, cache: dict[str, np.ndarray], settings: BuildSettings, report: BuildReport
+) -> DenseIndex:
+    rows = [row for row, chunk in enumerate(chunks) if chunk.kind in EMBEDDED_KINDS]
+    vectors = np.zeros((len(rows), embedder.dim), dtype=np.float32)
+    todo: list[int] = []
+    for pos, row in enumerate(rows):
+        cached = cache.get(chunks[row].content_hash)
+        if cached is not None and cached.shape == (embedder.dim,):
+            vectors[pos] = cached
+            report.reused_vectors += 1
+        else:
+            todo.append(pos)
+    with _progress(len(todo), "chunk", "embedding", settings.progress) as bar:
+        for start in range(0, len(todo), settings.batch_size):
+            batch = todo[start : start + settings.batch_size]
+            vectors[batch] = embedder.embed_passages([chunks[rows[pos]].text for pos in batch])
+            bar.update(len(batch))
+    report.embedded = len(rows)
+    return DenseIndex.build(vectors, np.array(rows, dtype=np.int64), embedder.dim)
+
+
+def parse_documents(
+    paths: list[Path], settings: BuildSettings, report: BuildReport
+) -> list[tuple[DocumentMeta, list[Page], list[Chunk]]]:
+    parser = PdfParser(ocr=settings.ocr, password=settings.password)
+    parsed: list[tuple[DocumentMeta, list[Page], list[Chunk]]] = []
+    with _progress(len(paths), "file", "parsing", settings.progress) as bar:
+        for path in paths:
+            name = path.relative_to(settings.docs_dir).as_posix()
+            try:
+                pages = mark_furniture(parser.parse(path), settings.chunking)
+            except DocumentError as exc:
+                report.failures.append(Failure(document=name, reason=exc.reason))
+                logger.warning("skipped %s: %s", name, exc.reason)
+                bar.update(1)
+                continue
+            sha = sha256_file(path)
+            meta = DocumentMeta(
+                document=name,
+                sha256=sha,
+                pages=len(pages),
+                pages_without_text=[p.number for p in pages if not p.has_text],
+                **metadata.describe(name, pages),  # type: ignore[arg-type]
+            )
+            parsed.append((meta, pages, chunk_document(name, sha, pages, settings.chunking)))
+            bar.update(1)
+            bar.set_postfix(pages=sum(len(p) for _, p, _ in parsed))
+    return parsed
+
+
+def build_index(settings: BuildSettings) -> BuildReport:
+    """Build and atomically publish an index; the previous index stays intact if anything fails."""
+    report = BuildReport(index_dir=settings.index_dir)
+    started = time.perf_counter()
+    paths = find_pdfs(settings.docs_dir)
+    if not paths:
+        raise FilingsError(f"no .pdf files under {settings.docs_dir}; put filings there or pass another folder")
+    embedder = make_embedder(settings.embedder)
+    tokenizer = Tokenizer(settings.cache_dir / "jieba")
+
+    parsed = parse_documents(paths, settings, report)
+    report.seconds["parse"] = time.perf_counter() - started
+    if not parsed:
+        raise FilingsError(
+            "none of the files could be indexed: "
+            + "; ".join(f"{f.document} {f.reason}" for f in report.failures)
+            + f". The previous index at {settings.index_dir} (if any) is unchanged."
+        )
+    chunks = [chunk for _, _, doc_chunks in parsed for chunk in doc_chunks]
+    report.documents = len(parsed)
+    report.pages = sum(meta.pages for meta, _, _ in parsed)
+    report.pages_without_text = sum(len(meta.pages_without_text) for meta, _, _ in parsed)
+    report.chunks = len(chunks)
+
+    staging = staging_folder(settings.index_dir)
+    try:
+        t0 = time.perf_counter()
+        bm25 = Bm25Index.build(tokenizer.tokenize_many([c.text for c in chunks]), settings.bm25)
+        bm25.save(staging / "bm25")
+        report.seconds["tokenize+bm25"] = time.perf_counter() - t0
+        embedder_info = None
+        if embedder is not None:
+            t0 = time.perf_counter()
+            cache = _previous_vectors(settings.index_dir, embedder.id)
+            dense = embed_chunks(chunks, embedder, cache, settings, report)
+            dense.save(staging)
+            embedder_info = EmbedderInfo(spec=settings.embedder, id=embedder.id, dim=embedder.dim)
+            report.seconds["embed"] = time.perf_counter() - t0
+        for meta, pages, _ in parsed:
+            write_pages(staging, meta, pages)
+        write_chunks(staging, chunks)
+        write_manifest(
+            staging,
+            Manifest(
+                embedder=embedder_info,
+                tokenizer=tokenizer.settings,
+                chunking=settings.chunking.as_dict(),
+                bm25=settings.bm25.as_dict(),
+                documents=[meta for meta, _, _ in parsed],
+                failures=report.failures,
+                chunk_count=len(chunks),
+                embedded_chunks=report.embedded,
+            ),
+        )
+        publish(staging, settings.index_dir)
+        report.published = True
+    finally:
+        if not report.published:
+            discard(staging)
+    report.seconds["total"] = time.perf_counter() - started
+    return report

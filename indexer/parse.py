@@ -1,0 +1,76 @@
+"""PDF → pages of lines with boxes, through LiteParse (PDFium). OCR stays off unless asked for."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from indexer.errors import DocumentError
+from indexer.lines import RawItem, group_lines
+from indexer.models import Page
+
+logger = logging.getLogger(__name__)
+
+# A page with fewer visible characters than this has no usable text layer (scanned, image-only or blank).
+MIN_PAGE_CHARS = 8
+
+_PDF_MAGIC = b"%PDF-"
+
+
+def _check_file(path: Path) -> None:
+    try:
+        size = path.stat().st_size
+        with path.open("rb") as handle:
+            head = handle.read(1024)
+    except OSError as exc:
+        raise DocumentError(path.name, f"cannot be read ({exc.strerror})") from exc
+    if size == 0:
+        raise DocumentError(path.name, "is empty (0 bytes); replace it with the complete PDF")
+    if _PDF_MAGIC not in head:
+        raise DocumentError(path.name, "is not a PDF (no %PDF- header); convert it to PDF or remove it")
+
+
+def _explain(message: str) -> str:
+    lowered = message.lower()
+    if "password" in lowered or "encrypt" in lowered:
+        return "is encrypted and needs a password; save an unencrypted copy and index that"
+    if "invalid pdf" in lowered or "format" in lowered or "xref" in lowered or "trailer" in lowered:
+        return "is damaged or truncated (PDFium cannot read it); download it again"
+    return f"could not be parsed ({message})"
+
+
+class PdfParser:
+    """Parses PDFs into :class:`Page` records. One instance can parse many files."""
+
+    def __init__(self, *, ocr: bool = False, password: str | None = None) -> None:
+        from liteparse import LiteParse
+
+        self._ocr = ocr
+        self._parser = LiteParse(ocr_enabled=ocr, quiet=True, password=password)
+
+    def parse(self, path: Path) -> list[Page]:
+        """Return every page of ``path``, numbered from 1; raise :class:`DocumentError` with a reason."""
+        from liteparse import ParseError
+
+        _check_file(path)
+        try:
+            result = self._parser.parse(path)
+        except ParseError as exc:
+            raise DocumentError(path.name, _explain(str(exc))) from exc
+        pages: list[Page] = []
+        for parsed in result.pages:
+            items = (RawItem(i.text, i.x, i.y, i.width, i.height) for i in parsed.text_items)
+            lines = group_lines(items, parsed.page_num)
+            chars = sum(len(line.text.replace(" ", "")) for line in lines)
+            pages.append(
+                Page(
+                    number=parsed.page_num,
+                    width=parsed.width,
+                    height=parsed.height,
+                    lines=lines,
+                    has_text=chars >= MIN_PAGE_CHARS,
+                )
+            )
+        if not pages:
+            raise DocumentError(path.name, "has no pages")
+        return pages

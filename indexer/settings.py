@@ -1,0 +1,34 @@
+"""Settings objects, built once by a CLI ``main()`` and passed down."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.chunk import ChunkSettings
+from indexer.embed import DEFAULT_EMBEDDER
+from indexer.lexical import Bm25Settings
+
+
+def default_cache_dir() -> Path:
+    """Where jieba keeps its dictionary cache: $FILINGS_CACHE_DIR, else the user cache folder."""
+    if env := os.environ.get("FILINGS_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache" if Path.home().exists() else None)
+    return Path(base or tempfile.gettempdir()) / "filings-mcp"
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    docs_dir: Path
+    index_dir: Path
+    embedder: str = DEFAULT_EMBEDDER
+    ocr: bool = False
+    password: str | None = None
+    batch_size: int = 32
+    progress: bool = True
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    bm25: Bm25Settings = field(default_factory=Bm25Settings)

@@ -1,0 +1,3 @@
+from mcp_server import main
+
+raise SystemExit(main())

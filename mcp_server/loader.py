@@ -1,0 +1,58 @@
+"""Load the index and the embedder on a background thread; calls wait (bounded) for it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+
+from indexer.errors import IndexLoadError
+from indexer.search import LoadedIndex, load_index
+
+logger = logging.getLogger(__name__)
+
+
+class IndexLoader:
+    def __init__(self, index_dir: Path, cache_dir: Path, timeout: float) -> None:
+        self._index_dir = index_dir
+        self._cache_dir = cache_dir
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._index: LoadedIndex | None = None
+        self._error: Exception | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._load, name="index-loader", daemon=True)
+                self._thread.start()
+
+    def _load(self) -> None:
+        started = time.perf_counter()
+        try:
+            index = load_index(self._index_dir, self._cache_dir)
+            with self._lock:
+                self._index = index
+            logger.info("index %s loaded in %.2fs", self._index_dir, time.perf_counter() - started)
+        except Exception as exc:  # reported to every caller, with the reason
+            logger.error("loading %s failed: %s", self._index_dir, exc)
+            with self._lock:
+                self._error = exc
+        finally:
+            self._done.set()
+
+    def get(self) -> LoadedIndex:
+        """The loaded index; waits up to the timeout, raises IndexLoadError with the reason if loading failed."""
+        self.start()
+        if not self._done.wait(self._timeout):
+            raise IndexLoadError(
+                f"the index at {self._index_dir} is still loading after {self._timeout:.0f}s; try again shortly"
+            )
+        with self._lock:
+            if self._error is not None:
+                raise IndexLoadError(f"the index at {self._index_dir} could not be loaded: {self._error}")
+            assert self._index is not None
+            return self._index

@@ -1,0 +1,102 @@
+"""The tools as plain functions over a loaded index (no MCP import): tests call them directly."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from indexer.models import Box
+from indexer.search import LoadedIndex, document_meta, get_page, search, select_documents
+from indexer.store import Manifest
+from mcp_server.types import (
+    BoundingBox,
+    DocumentInfo,
+    DocumentList,
+    PageLine,
+    PageResult,
+    SearchHit,
+    SearchResult,
+    Source,
+)
+
+_LISTED_DOCUMENTS = 25
+
+
+def _bbox(box: Box) -> BoundingBox:
+    return BoundingBox(page=box.page, x0=box.x0, top=box.top, x1=box.x1, bottom=box.bottom)
+
+
+def list_documents_tool(index: LoadedIndex) -> DocumentList:
+    docs = [
+        DocumentInfo(**meta.model_dump(exclude={"sha256"}))
+        for meta in sorted(index.manifest.documents, key=lambda m: m.document)
+    ]
+    return DocumentList(documents=docs, chunk_count=len(index.chunks), dense_search=index.dense is not None)
+
+
+def search_reports_tool(
+    index: LoadedIndex, query: str, top_k: int, documents: str | None, company: str | None
+) -> SearchResult:
+    scope = select_documents(index, documents, company)
+    hits = search(index, query, top_k=top_k, documents=documents, company=company)
+    out = []
+    for hit in hits:
+        meta = index.documents[hit.document]
+        out.append(
+            SearchHit(
+                content=hit.content,
+                source=Source(document=hit.document, page=hit.page, title=meta.title, company=meta.company),
+                bboxes=[_bbox(b) for b in hit.boxes],
+                page_width=hit.page_width,
+                page_height=hit.page_height,
+                score=hit.score,
+                chunk_id=hit.chunk_id,
+                kind=hit.kind,
+            )
+        )
+    return SearchResult(
+        query=query,
+        hits=out,
+        searched_documents=len(scope) if scope is not None else len(index.documents),
+        dense_search=index.dense is not None,
+    )
+
+
+def get_page_tool(index: LoadedIndex, document: str, page: int) -> PageResult:
+    meta = document_meta(index, document)
+    record = get_page(index, document, page)
+    return PageResult(
+        document=document,
+        page=page,
+        page_count=meta.pages,
+        width=record.width,
+        height=record.height,
+        has_text=record.has_text,
+        text=record.text,
+        lines=[PageLine(text=line.text, bbox=_bbox(line.box), furniture=line.furniture) for line in record.lines],
+    )
+
+
+def coverage(manifest: Manifest) -> str:
+    """What the loaded index covers, in words for the calling model's tool descriptions."""
+    docs = manifest.documents
+    if not docs:
+        return "The knowledge base is empty."
+    languages = Counter(d.language or "unknown" for d in docs)
+    companies = sorted({d.company for d in docs if d.company})
+    years = sorted({d.year for d in docs if d.year})
+    lines = [
+        f"The knowledge base holds {len(docs)} filings/reports "
+        f"({', '.join(f'{n} {lang}' for lang, n in languages.most_common())}); "
+        f"companies: {', '.join(companies) or 'unknown'}; "
+        f"years: {', '.join(map(str, years)) or 'unknown'}.",
+        "Documents:",
+    ]
+    for doc in sorted(docs, key=lambda d: d.document)[:_LISTED_DOCUMENTS]:
+        lines.append(f"- {doc.document}: {doc.title} ({doc.pages} pages, {doc.language or '?'})")
+    if len(docs) > _LISTED_DOCUMENTS:
+        lines.append(f"- … and {len(docs) - _LISTED_DOCUMENTS} more (call list_documents)")
+    lines.append(
+        "It does not cover other companies or periods, market prices, news, or anything not printed in these "
+        "documents: say so rather than guess."
+    )
+    return "\n".join(lines)

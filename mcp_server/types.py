@@ -1,0 +1,76 @@
+"""Pydantic models of the tools' inputs and outputs (clients get their JSON schemas)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class BoundingBox(BaseModel):
+    """A rectangle on a page in PDF points, origin top-left (scale by dpi/72 to draw on a rendered page)."""
+
+    page: int = Field(description="1-based page number")
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+class DocumentInfo(BaseModel):
+    document: str = Field(description="file name; pass it to get_page and as a `documents` filter")
+    title: str | None
+    company: str | None
+    form: str | None = Field(description="10-K, 10-Q, 8-K, earnings release, 年报, 研报, … (None if unknown)")
+    period: str | None
+    year: int | None
+    language: str | None = Field(description="en, zh or mixed")
+    stock_code: str | None
+    pages: int
+    pages_without_text: list[int] = Field(description="pages with no text layer (scanned/images): not searchable")
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentInfo]
+    chunk_count: int
+    dense_search: bool = Field(description="whether semantic (embedding) search is available in this index")
+
+
+class Source(BaseModel):
+    document: str
+    page: int = Field(description="1-based page number in the PDF")
+    title: str | None
+    company: str | None
+
+
+class SearchHit(BaseModel):
+    content: str = Field(description="the passage text as it appears on the page")
+    source: Source
+    bboxes: list[BoundingBox] = Field(description="one box per source line of the passage")
+    page_width: float
+    page_height: float
+    score: float = Field(description="fused reciprocal-rank score; higher is better, comparable within one result")
+    chunk_id: str
+    kind: str = Field(description="body, or boilerplate/contents (ranked last)")
+
+
+class SearchResult(BaseModel):
+    query: str
+    hits: list[SearchHit]
+    searched_documents: int = Field(description="how many documents the filters left in scope")
+    dense_search: bool
+
+
+class PageLine(BaseModel):
+    text: str
+    bbox: BoundingBox
+    furniture: bool = Field(description="running header/footer or page number")
+
+
+class PageResult(BaseModel):
+    document: str
+    page: int
+    page_count: int
+    width: float
+    height: float
+    has_text: bool = Field(description="False for a scanned page without a text layer")
+    text: str
+    lines: list[PageLine]

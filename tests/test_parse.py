@@ -1,0 +1,103 @@
+"""Parsing the committed real PDFs: page numbers, text and boxes, checked against pdfplumber."""
+
+from pathlib import Path
+
+import pdfplumber
+import pytest
+
+from indexer.errors import DocumentError
+from indexer.models import Box
+from indexer.parse import PdfParser
+from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
+
+
+@pytest.fixture(scope="module")
+def parser() -> PdfParser:
+    return PdfParser()
+
+
+def _words_in(pdf_page: pdfplumber.page.Page, box: Box) -> str:
+    """Text of pdfplumber's words whose centres lie inside ``box`` (an independent second extractor)."""
+    words = [
+        w
+        for w in pdf_page.extract_words(use_text_flow=False, keep_blank_chars=False)
+        if box.x0 - 1 <= (w["x0"] + w["x1"]) / 2 <= box.x1 + 1
+        and box.top - 1 <= (w["top"] + w["bottom"]) / 2 <= box.bottom + 1
+    ]
+    return "".join(w["text"] for w in sorted(words, key=lambda w: w["x0"]))
+
+
+def test_pages_are_numbered_from_one_with_their_size(parser: PdfParser) -> None:
+    pages = parser.parse(BESTBUY_10Q)
+    assert [p.number for p in pages] == list(range(1, 31))
+    assert (pages[0].width, pages[0].height) == (612.0, 792.0)
+
+
+def test_first_page_of_the_10q_reads_form_and_registrant(parser: PdfParser) -> None:
+    page = parser.parse(BESTBUY_10Q)[0]
+    texts = [line.text for line in page.lines]
+    assert "FORM 10-Q" in texts
+    assert "BEST BUY CO., INC." in texts
+    assert "For the quarterly period ended July 29, 2023" in texts
+
+
+@pytest.mark.parametrize(
+    ("pdf", "page_number", "needle"), [(BESTBUY_10Q, 1, "BEST BUY CO., INC."), (SIFANG, 5, "营业收入")]
+)
+def test_line_boxes_cover_the_same_words_as_pdfplumber(
+    parser: PdfParser, pdf: Path, page_number: int, needle: str
+) -> None:
+    page = parser.parse(pdf)[page_number - 1]
+    line = next(line for line in page.lines if line.text.startswith(needle))
+    with pdfplumber.open(pdf) as doc:
+        under_box = _words_in(doc.pages[page_number - 1], line.box)
+    assert under_box.replace(" ", "") == line.text.replace(" ", "")
+
+
+def test_every_box_lies_inside_its_page(parser: PdfParser) -> None:
+    for pdf in (BESTBUY_10Q, BROKER):
+        for page in parser.parse(pdf):
+            for line in page.lines:
+                b = line.box
+                assert b.page == page.number
+                assert -1 <= b.x0 <= b.x1 <= page.width + 1
+                assert -1 <= b.top <= b.bottom <= page.height + 1
+
+
+def test_chinese_annual_report_table_row_keeps_its_figures(parser: PdfParser) -> None:
+    page = parser.parse(SIFANG)[4]
+    row = next(line for line in page.lines if line.text.startswith("营业收入"))
+    assert row.text == "营业收入 1,175,301,034.32 1,230,537,181.80 -4.49 1,008,714,515.86"
+
+
+def test_zero_byte_file_is_reported(parser: PdfParser, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.pdf"
+    empty.write_bytes(b"")
+    with pytest.raises(DocumentError, match="is empty"):
+        parser.parse(empty)
+
+
+def test_not_a_pdf_is_reported(parser: PdfParser, tmp_path: Path) -> None:
+    fake = tmp_path / "notes.pdf"
+    fake.write_text("quarterly notes, not a PDF")
+    with pytest.raises(DocumentError, match="is not a PDF"):
+        parser.parse(fake)
+
+
+def test_truncated_pdf_is_reported_as_damaged(parser: PdfParser, tmp_path: Path) -> None:
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(BESTBUY_10Q.read_bytes()[:20000])
+    with pytest.raises(DocumentError, match="damaged or truncated"):
+        parser.parse(cut)
+
+
+def test_encrypted_pdf_asks_for_a_password(parser: PdfParser, tmp_path: Path) -> None:
+    from pypdf import PdfWriter
+
+    locked = tmp_path / "locked.pdf"
+    writer = PdfWriter(clone_from=str(BROKER))
+    writer.encrypt(user_password="secret", owner_password="owner")
+    writer.write(str(locked))
+    with pytest.raises(DocumentError, match="encrypted"):
+        parser.parse(locked)
+    assert PdfParser(password="secret").parse(locked)[0].has_text

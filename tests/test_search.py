@@ -1,0 +1,97 @@
+"""Search over the four committed samples (default embedder): real pages, real text, real boxes."""
+
+import pdfplumber
+import pytest
+
+from indexer.errors import NotFoundError, QueryError
+from indexer.search import LoadedIndex, get_page, search
+from tests.conftest import SAMPLES, SIFANG
+
+
+def _squash(text: str) -> str:
+    """Compare text ignoring spaces, line breaks and dash variants (LiteParse prints a nil em dash as '-')."""
+    for dash in "—–−":
+        text = text.replace(dash, "-")
+    return "".join(text.split())
+
+
+def _text_under(pdf_name: str, page: int, boxes) -> str:  # type: ignore[no-untyped-def]
+    with pdfplumber.open(SAMPLES / pdf_name) as doc:
+        words = doc.pages[page - 1].extract_words()
+    inside = []
+    for box in boxes:
+        row = [
+            w
+            for w in words
+            if box.x0 - 1 <= (w["x0"] + w["x1"]) / 2 <= box.x1 + 1
+            and box.top - 1 <= (w["top"] + w["bottom"]) / 2 <= box.bottom + 1
+        ]
+        inside.append("".join(w["text"] for w in sorted(row, key=lambda w: w["x0"])))
+    return "".join(inside)
+
+
+def test_english_question_finds_the_revenue_page(samples_index: LoadedIndex) -> None:
+    hits = search(
+        samples_index, "Best Buy Domestic segment revenue comparable sales second quarter fiscal 2024", top_k=5
+    )
+    assert hits and hits[0].document == "BESTBUY_2024Q2_10Q.pdf"
+    assert any("comparable sales" in h.content.lower() for h in hits)
+
+
+def test_chinese_question_finds_the_key_figures_page(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "四方科技 营业收入 1,175,301,034.32", top_k=5)
+    assert hits[0].document == SIFANG.name
+    assert "1,175,301,034.32" in hits[0].content  # printed on p.5 (key figures) and p.11 (MD&A)
+    assert 5 in [h.page for h in hits[:3]]
+
+
+def test_words_inside_a_hits_boxes_are_its_text(samples_index: LoadedIndex) -> None:
+    for query in ("Adjusted Property EBITDAR Las Vegas Strip", "扣除非经常性损益的净利润"):
+        for hit in search(samples_index, query, top_k=3):
+            under = _text_under(hit.document, hit.page, hit.boxes)
+            assert _squash(under) == _squash(hit.content)
+
+
+def test_boxes_lie_inside_the_page(samples_index: LoadedIndex) -> None:
+    for hit in search(samples_index, "revenue", top_k=20):
+        for box in hit.boxes:
+            assert box.page == hit.page
+            assert 0 <= box.x0 <= box.x1 <= hit.page_width + 0.5
+            assert 0 <= box.top <= box.bottom <= hit.page_height + 0.5
+
+
+def test_documents_glob_and_company_filter(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "revenue", top_k=10, documents="MGM*")
+    assert hits and {h.document for h in hits} == {"MGMRESORTS_2022Q4_EARNINGS.pdf"}
+    hits = search(samples_index, "净利润", top_k=10, company="688556")
+    assert hits and {h.document for h in hits} == {"mineru_research_report_688556_高测股份_德邦证券_2022-07-19.pdf"}
+    hits = search(samples_index, "净利润", top_k=10, company="四方科技")
+    assert hits and {h.document for h in hits} == {SIFANG.name}
+
+
+def test_results_are_capped_by_top_k_and_sorted(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "net income", top_k=4)
+    assert len(hits) == 4
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "x" * 5000])
+def test_bad_queries_get_clear_errors(samples_index: LoadedIndex, query: str) -> None:
+    with pytest.raises(QueryError, match="query"):
+        search(samples_index, query)
+
+
+def test_filters_that_match_nothing_list_what_exists(samples_index: LoadedIndex) -> None:
+    with pytest.raises(QueryError, match=r"BESTBUY_2024Q2_10Q\.pdf"):
+        search(samples_index, "revenue", documents="*2031*")
+    with pytest.raises(QueryError, match="companies in the index"):
+        search(samples_index, "revenue", company="Tesla")
+
+
+def test_get_page_refuses_unknown_names_and_pages(samples_index: LoadedIndex) -> None:
+    with pytest.raises(NotFoundError, match="valid names are"):
+        get_page(samples_index, "../../etc/passwd", 1)
+    with pytest.raises(NotFoundError, match="pages 1 to 30"):
+        get_page(samples_index, "BESTBUY_2024Q2_10Q.pdf", 31)
+    with pytest.raises(NotFoundError, match="out of range"):
+        get_page(samples_index, "BESTBUY_2024Q2_10Q.pdf", 0)

@@ -1,0 +1,141 @@
+"""filings-mcp as a subprocess, driven by the official MCP client over stdio, and its raw stdout checked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.conftest import ROOT, SIFANG
+
+
+def _params(index_dir: Path, cache_dir: Path) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "mcp_server", "--index", str(index_dir), "--cache-dir", str(cache_dir)],
+        cwd=str(ROOT),
+    )
+
+
+async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    async with stdio_client(_params(index_dir, cache_dir)) as (read, write), ClientSession(read, write) as session:
+        started = time.perf_counter()
+        await session.initialize()
+        out["tools"] = (await session.list_tools()).tools
+        out["list_seconds"] = time.perf_counter() - started
+        out["documents"] = await session.call_tool("list_documents", {})
+        out["en"] = await session.call_tool(
+            "search_reports", {"query": "Las Vegas Strip Resorts net revenues fourth quarter", "top_k": 3}
+        )
+        out["zh"] = await session.call_tool("search_reports", {"query": "营业收入和归属于上市公司股东的净利润"})
+        out["filtered"] = await session.call_tool(
+            "search_reports", {"query": "net revenues", "documents": "BESTBUY*", "top_k": 2}
+        )
+        out["page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 5})
+        out["bad_doc"] = await session.call_tool("get_page", {"document": "../../etc/passwd", "page": 1})
+        out["bad_page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 13})
+        out["empty"] = await session.call_tool("search_reports", {"query": "   "})
+        out["top_k"] = await session.call_tool("search_reports", {"query": "revenue", "top_k": 50})
+    return out
+
+
+def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
+    out = asyncio.run(_session_run(samples_index_dir, cache_dir))
+    tools = {tool.name: tool for tool in out["tools"]}
+    assert set(tools) == {"list_documents", "search_reports", "get_page"}
+    for tool in tools.values():
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.output_schema and tool.output_schema["type"] == "object"
+    assert {"query", "top_k", "documents", "company"} <= set(tools["search_reports"].input_schema["properties"])
+    assert tools["search_reports"].input_schema["properties"]["top_k"]["maximum"] == 20
+    assert "BESTBUY_2024Q2_10Q.pdf" in (tools["search_reports"].description or "")  # coverage is described
+    assert "cite" in (tools["search_reports"].description or "").lower()
+
+    docs = out["documents"].structured_content["documents"]
+    assert {d["document"] for d in docs} >= {"BESTBUY_2024Q2_10Q.pdf", SIFANG.name}
+
+    en = out["en"].structured_content
+    assert len(en["hits"]) == 3
+    top = en["hits"][0]
+    assert top["source"]["document"] == "MGMRESORTS_2022Q4_EARNINGS.pdf"
+    assert top["bboxes"] and all(b["page"] == top["source"]["page"] for b in top["bboxes"])
+    assert json.loads(out["en"].content[0].text)["hits"][0]["chunk_id"] == top["chunk_id"]
+
+    zh = out["zh"].structured_content
+    assert any(h["source"]["document"] == SIFANG.name and h["source"]["page"] == 5 for h in zh["hits"])
+
+    filtered = out["filtered"].structured_content
+    assert filtered["searched_documents"] == 1
+    assert {h["source"]["document"] for h in filtered["hits"]} == {"BESTBUY_2024Q2_10Q.pdf"}
+
+    page = out["page"].structured_content
+    assert page["page"] == 5 and page["page_count"] == 12 and page["width"] > 500
+    assert any(line["text"].startswith("营业收入 1,175,301,034.32") for line in page["lines"])
+
+    assert out["bad_doc"].is_error and "valid names are" in out["bad_doc"].content[0].text
+    assert out["bad_page"].is_error and "pages 1 to 12" in out["bad_page"].content[0].text
+    assert out["empty"].is_error and "query is empty" in out["empty"].content[0].text
+    assert out["top_k"].is_error and "20" in out["top_k"].content[0].text
+
+
+def _rpc(method: str, params: dict[str, Any], ident: int | None) -> bytes:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if ident is not None:
+        message["id"] = ident
+    return (json.dumps(message, ensure_ascii=False) + "\n").encode()
+
+
+def test_every_stdout_line_is_a_json_rpc_message(samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
+    """Raw protocol: initialize, list, search (loading jieba and the embedder), errors; stdout holds JSON only."""
+    fresh_cache = tmp_path / "cold-cache"  # a cold jieba cache: jieba announces its dictionary build
+    requests = [
+        _rpc(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+            1,
+        ),
+        _rpc("notifications/initialized", {}, None),
+        _rpc("tools/list", {}, 2),
+        _rpc("tools/call", {"name": "search_reports", "arguments": {"query": "毛利率 gross margin"}}, 3),
+        _rpc("tools/call", {"name": "get_page", "arguments": {"document": "nope.pdf", "page": 1}}, 4),
+        _rpc("tools/call", {"name": "list_documents", "arguments": {}}, 5),
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcp_server", "--index", str(samples_index_dir), "--cache-dir", str(fresh_cache)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    for request in requests:
+        proc.stdin.write(request)
+        proc.stdin.flush()
+    lines: list[bytes] = []
+    answered: set[int] = set()
+    deadline = time.monotonic() + 120
+    while answered != {1, 2, 3, 4, 5} and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        message = json.loads(line)
+        if "id" in message:
+            answered.add(message["id"])
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    stderr = proc.stderr.read().decode() if proc.stderr else ""
+    assert answered == {1, 2, 3, 4, 5}, stderr
+    for line in lines:
+        message = json.loads(line)
+        assert message["jsonrpc"] == "2.0"
+        assert "result" in message or "error" in message or "method" in message
+    assert proc.returncode == 0, stderr

