@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from indexer.models import Chunk, Line, Page
+from indexer.sections import LONG_SECTIONS, heading_label
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,9 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _make_chunk(document: str, doc_sha: str, page: Page, ordinal: int, lines: list[Line], kind: str) -> Chunk:
+def _make_chunk(
+    document: str, doc_sha: str, page: Page, ordinal: int, lines: list[Line], kind: str, section: str | None
+) -> Chunk:
     text = "\n".join(line.text for line in lines)
     if kind == "body" and is_boilerplate(text):
         kind = "boilerplate"
@@ -120,11 +123,14 @@ def _make_chunk(document: str, doc_sha: str, page: Page, ordinal: int, lines: li
         text=text,
         boxes=[line.box for line in lines],
         kind=kind,
+        section=section,
         content_hash=content_hash(text),
     )
 
 
-def chunk_page(document: str, doc_sha: str, page: Page, settings: ChunkSettings) -> list[Chunk]:
+def chunk_page(
+    document: str, doc_sha: str, page: Page, settings: ChunkSettings, section: str | None = None
+) -> list[Chunk]:
     """Split one page's non-furniture lines into chunks of about ``max_tokens``, with overlap."""
     body = [line for line in page.lines if not line.furniture]
     if not body:
@@ -137,7 +143,7 @@ def chunk_page(document: str, doc_sha: str, page: Page, settings: ChunkSettings)
     for line in body:
         cost = estimate_tokens(line.text)
         if current and size + cost > settings.max_tokens and len(current) > start_of_new:
-            chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind))
+            chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind, section))
             overlap = current[-settings.overlap_lines :] if settings.overlap_lines else []
             if sum(estimate_tokens(x.text) for x in overlap) > settings.max_tokens // 3:
                 overlap = []
@@ -147,9 +153,25 @@ def chunk_page(document: str, doc_sha: str, page: Page, settings: ChunkSettings)
         current.append(line)
         size += cost
     if len(current) > start_of_new or not chunks:
-        chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind))
+        chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind, section))
     return chunks
 
 
 def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
-    return [chunk for page in pages for chunk in chunk_page(document, doc_sha, page, settings)]
+    """All chunks of a document; each page's section is its own heading or the last one seen before it."""
+    chunks: list[Chunk] = []
+    section: str | None = None
+    carried = 0  # pages a short section has been carried past its heading
+    for page in pages:
+        if is_contents_page(page.lines):
+            chunks.extend(chunk_page(document, doc_sha, page, settings, None))
+            continue
+        heading = heading_label(page.lines)
+        if heading is not None:
+            section, carried = heading, 0
+        elif section is not None and section not in LONG_SECTIONS:
+            carried += 1
+            if carried > 1:
+                section = None
+        chunks.extend(chunk_page(document, doc_sha, page, settings, section))
+    return chunks

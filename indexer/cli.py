@@ -11,7 +11,9 @@ from pathlib import Path
 from indexer.build import BuildReport, build_index
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.errors import FilingsError
-from indexer.search import load_index, search
+from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
+from indexer.reader import load_index
+from indexer.retrieve import search
 from indexer.settings import BuildSettings, default_cache_dir
 from indexer.store import read_manifest
 
@@ -47,6 +49,14 @@ def _parser() -> argparse.ArgumentParser:
     query.add_argument("--documents", default=None, help="file-name glob, e.g. '*2022*'")
     query.add_argument("--company", default=None)
     query.add_argument("--json", action="store_true")
+
+    evaluate = sub.add_parser("eval", help="page-level retrieval metrics on a questions JSONL, with baselines")
+    evaluate.add_argument("questions", type=Path, nargs="+", help="questions .jsonl file(s)")
+    evaluate.add_argument("--index", type=Path, required=True, dest="index_dir")
+    evaluate.add_argument("--k", default="1,5,10", help="cut-offs, e.g. 1,5,10")
+    evaluate.add_argument("--mode", choices=["shared", "filtered", "both"], default="both")
+    evaluate.add_argument("--systems", default=",".join(SYSTEMS), help="hybrid,bm25,dense,seed-pages")
+    evaluate.add_argument("--json", action="store_true", help="print the full report (with per-question tops) as JSON")
     return parser
 
 
@@ -122,6 +132,23 @@ def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
     return EXIT_OK
 
 
+def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
+    try:
+        ks = tuple(sorted({int(k) for k in args.k.split(",") if k.strip()}))
+    except ValueError as exc:
+        raise FilingsError(f"--k takes whole numbers separated by commas, e.g. 1,5,10 (got {args.k!r})") from exc
+    systems = tuple(s for s in args.systems.split(",") if s)
+    unknown = set(systems) - set(SYSTEMS)
+    if unknown or not ks or min(ks) < 1:
+        raise FilingsError(f"unknown systems {sorted(unknown)} or bad --k; systems are {', '.join(SYSTEMS)}")
+    questions = [q for path in args.questions for q in load_questions(path)]
+    index = load_index(args.index_dir, cache_dir)
+    modes = MODES if args.mode == "both" else (args.mode,)
+    report = Evaluator(index, ks).evaluate(questions, systems, modes)
+    print(dump(report) if args.json else format_table(report))
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
@@ -131,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_build(args, cache_dir)
         if args.command == "list":
             return _cmd_list(args)
+        if args.command == "eval":
+            return _cmd_eval(args, cache_dir)
         return _cmd_search(args, cache_dir)
     except FilingsError as exc:
         print(f"filings-index: error: {exc}", file=sys.stderr)

@@ -76,6 +76,8 @@ class DocumentMeta(BaseModel):
     year: int | None = None
     language: str | None = Field(default=None, description="en, zh or mixed")
     stock_code: str | None = None
+    tickers: list[str] = Field(default_factory=list, description="trading symbols printed in the document")
+    english_name: str | None = Field(default=None, description="the company's English name in a Chinese report")
 
 
 class Chunk(BaseModel):
@@ -89,4 +91,5 @@ class Chunk(BaseModel):
     text: str
     boxes: list[Box]
     kind: str = Field(default="body", description="body, contents or boilerplate")
+    section: str | None = Field(default=None, description="income_statement, balance_sheet, cash_flow, mdna, …")
     content_hash: str

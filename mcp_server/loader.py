@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from indexer.errors import IndexLoadError
-from indexer.search import LoadedIndex, load_index
+from indexer.reader import LoadedIndex, load_index
 
 logger = logging.getLogger(__name__)
 

@@ -64,10 +64,21 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
             str | None, Field(description="restrict to file names matching this glob, e.g. '*2022*' or 'BESTBUY_*'")
         ] = None,
         company: Annotated[
-            str | None, Field(description="restrict to one company: a name as in list_documents, or a stock code")
+            str | None,
+            Field(description="restrict to one company: a name as in list_documents, a ticker or a stock code"),
         ] = None,
+        year: Annotated[
+            int | None, Field(ge=1900, le=2100, description="restrict to documents of this fiscal year")
+        ] = None,
+        form: Annotated[
+            str | None, Field(description="restrict to a document type: 10-K, 10-Q, 8-K, earnings release, 年报, 研报")
+        ] = None,
+        use_regex: Annotated[
+            bool,
+            Field(description=r"treat query as a case-insensitive regular expression, e.g. '\$[\d,]+\s*million'"),
+        ] = False,
     ) -> SearchResult:
-        return _call(loader, search_reports_tool, query, top_k, documents, company)
+        return _call(loader, search_reports_tool, query, top_k, documents, company, year, form, use_regex)
 
     def get_page(
         document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],
@@ -83,9 +94,12 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     mcp.tool(
         search_reports,
         description=(
-            "Search the filings for passages (keyword BM25 + semantic search, fused). Returns passages best first, "
-            "each with its document, 1-based page, and the bounding boxes of its lines on the page (PDF points, "
-            f"top-left origin). Use `documents` or `company` to stay within one filing. {_CITE}\n{scope}"
+            "Search the filings for passages (keyword BM25 + semantic search, fused; English and Chinese terms "
+            "and periods are expanded, e.g. 1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns the best passage of each "
+            "page, best first, with its document, 1-based page, and the bounding boxes of its lines (PDF points, "
+            "top-left origin). A company, year or form named in the query narrows the search to those filings; "
+            "`documents`, `company`, `year` and `form` do so explicitly. To compare filings, search each one. "
+            f"{_CITE}\n{scope}"
         ),
         annotations=READ_ONLY,
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from indexer.models import Box
-from indexer.search import LoadedIndex, document_meta, get_page, search, select_documents
+from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page
+from indexer.retrieve import search
 from indexer.store import Manifest
 from mcp_server.types import (
     BoundingBox,
@@ -34,10 +35,19 @@ def list_documents_tool(index: LoadedIndex) -> DocumentList:
 
 
 def search_reports_tool(
-    index: LoadedIndex, query: str, top_k: int, documents: str | None, company: str | None
+    index: LoadedIndex,
+    query: str,
+    top_k: int = 5,
+    documents: str | None = None,
+    company: str | None = None,
+    year: int | None = None,
+    form: str | None = None,
+    use_regex: bool = False,
 ) -> SearchResult:
-    scope = select_documents(index, documents, company)
-    hits = search(index, query, top_k=top_k, documents=documents, company=company)
+    scope = filter_documents(index, documents, company, year, form)
+    hits = search(
+        index, query, top_k=top_k, documents=documents, company=company, year=year, form=form, use_regex=use_regex
+    )
     out = []
     for hit in hits:
         meta = index.documents[hit.document]
@@ -51,6 +61,7 @@ def search_reports_tool(
                 score=hit.score,
                 chunk_id=hit.chunk_id,
                 kind=hit.kind,
+                section=hit.section,
             )
         )
     return SearchResult(

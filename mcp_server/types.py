@@ -50,6 +50,9 @@ class SearchHit(BaseModel):
     score: float = Field(description="fused reciprocal-rank score; higher is better, comparable within one result")
     chunk_id: str
     kind: str = Field(description="body, or boilerplate/contents (ranked last)")
+    section: str | None = Field(
+        default=None, description="income_statement, balance_sheet, cash_flow, key_figures, mdna, notes, … if known"
+    )
 
 
 class SearchResult(BaseModel):

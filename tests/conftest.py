@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from indexer.build import build_index
-from indexer.search import LoadedIndex, load_index
+from indexer.reader import LoadedIndex, load_index
 from indexer.settings import BuildSettings
 
 ROOT = Path(__file__).resolve().parent.parent

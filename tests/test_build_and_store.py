@@ -8,7 +8,7 @@ import pytest
 
 from indexer.build import build_index
 from indexer.errors import FilingsError, IndexLoadError
-from indexer.search import get_page, load_index
+from indexer.reader import get_page, load_index
 from indexer.settings import BuildSettings
 from indexer.store import SCHEMA_VERSION, read_chunks, read_manifest
 from tests.conftest import BESTBUY_10Q, BROKER, SIFANG

@@ -4,7 +4,8 @@ import pdfplumber
 import pytest
 
 from indexer.errors import NotFoundError, QueryError
-from indexer.search import LoadedIndex, get_page, search
+from indexer.reader import LoadedIndex, get_page
+from indexer.retrieve import search
 from tests.conftest import SAMPLES, SIFANG
 
 

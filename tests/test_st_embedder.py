@@ -7,7 +7,8 @@ import pytest
 
 from indexer.build import build_index
 from indexer.embed import EmbedderError, make_embedder
-from indexer.search import load_index, search
+from indexer.reader import load_index
+from indexer.retrieve import search
 from indexer.settings import BuildSettings
 from indexer.store import read_manifest
 from tests.conftest import MGM

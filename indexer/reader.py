@@ -1,7 +1,4 @@
-"""Query side: load an index folder and answer searches, pages and document lists.
-
-No MCP here: the server, ``filings-index search`` and the tests call these functions directly.
-"""
+"""Query side, index access: load an index folder, resolve document filters, serve pages."""
 
 from __future__ import annotations
 
@@ -12,40 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from indexer.dense import DenseIndex
 from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
-from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.lexical import Bm25Index
-from indexer.models import Box, Chunk, DocumentMeta, Page
-from indexer.routing import route
+from indexer.models import Chunk, DocumentMeta, Page
 from indexer.store import Manifest, read_chunks, read_manifest, read_pages
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
 
 logger = logging.getLogger(__name__)
-
-MAX_QUERY_CHARS = 2000
-# Retrieval depth per retriever before fusion, as a multiple of the requested hits.
-RECALL_FACTOR = 10
-MIN_RECALL = 50
-# Boilerplate and contents chunks keep this share of their fused score, so real passages rank first.
-DEMOTION = {"boilerplate": 0.3, "contents": 0.3, "body": 1.0}
-
-
-class Hit(BaseModel):
-    chunk_id: str
-    document: str
-    page: int
-    page_width: float
-    page_height: float
-    content: str
-    boxes: list[Box]
-    score: float
-    kind: str
-    bm25_rank: int | None = Field(default=None, description="rank in the BM25 list, 1-based; None if absent")
-    dense_rank: int | None = Field(default=None, description="rank in the dense list, 1-based; None if absent")
 
 
 @dataclass
@@ -114,9 +87,21 @@ def _names(index: LoadedIndex) -> str:
     return ", ".join(sorted(index.documents))
 
 
-def select_documents(index: LoadedIndex, documents: str | None, company: str | None) -> list[str] | None:
-    """Names matching a file-name glob and/or a company; ``None`` when no filter was given."""
-    if not documents and not company:
+def _matches_form(meta: DocumentMeta, form: str) -> bool:
+    wanted = form.strip().lower().replace(" ", "")
+    have = (meta.form or "").lower().replace(" ", "")
+    return bool(have) and (wanted == have or wanted.replace("-", "") == have.replace("-", "") or wanted in have)
+
+
+def filter_documents(
+    index: LoadedIndex,
+    documents: str | None,
+    company: str | None,
+    year: int | None = None,
+    form: str | None = None,
+) -> list[str] | None:
+    """Names matching a file-name glob, a company, a year and a form; ``None`` when no filter was given."""
+    if not documents and not company and year is None and not form:
         return None
     names = list(index.documents)
     if documents:
@@ -133,81 +118,35 @@ def select_documents(index: LoadedIndex, documents: str | None, company: str | N
             for n in names
             if wanted in n.lower()
             or wanted in (index.documents[n].company or "").lower()
+            or wanted in (index.documents[n].english_name or "").lower()
             or wanted == (index.documents[n].stock_code or "")
+            or wanted.upper() in index.documents[n].tickers
         ]
         if not names:
             companies = sorted({m.company for m in index.documents.values() if m.company})
             raise QueryError(f"no document of company={company!r}; companies in the index: {', '.join(companies)}")
+    if year is not None:
+        names = [n for n in names if index.documents[n].year == year]
+        if not names:
+            years = sorted({m.year for m in index.documents.values() if m.year})
+            raise QueryError(f"no document of year={year} among the selected ones; years in the index: {years}")
+    if form:
+        names = [n for n in names if _matches_form(index.documents[n], form)]
+        if not names:
+            forms = sorted({m.form for m in index.documents.values() if m.form})
+            raise QueryError(f"no document of form={form!r} among the selected ones; forms in the index: {forms}")
     return names
 
 
-def _allowed_rows(index: LoadedIndex, names: list[str] | None) -> np.ndarray | None:
+def select_documents(index: LoadedIndex, documents: str | None, company: str | None) -> list[str] | None:
+    return filter_documents(index, documents, company)
+
+
+def allowed_rows(index: LoadedIndex, names: list[str] | None) -> np.ndarray | None:
     if names is None:
         return None
     parts = [index.chunk_document_rows[n] for n in names if n in index.chunk_document_rows]
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
-
-
-def check_query(query: str) -> str:
-    text = " ".join(query.split())
-    if not text:
-        raise QueryError(
-            "the query is empty; pass words or figures to look for, e.g. 'total revenue 2022' or '营业收入'"
-        )
-    if len(text) > MAX_QUERY_CHARS:
-        raise QueryError(
-            f"the query has {len(text)} characters; keep it under {MAX_QUERY_CHARS} (a question or key terms)"
-        )
-    return text
-
-
-def search(
-    index: LoadedIndex,
-    query: str,
-    top_k: int = 5,
-    documents: str | None = None,
-    company: str | None = None,
-) -> list[Hit]:
-    """Hybrid search: BM25 and dense lists fused by reciprocal rank, boilerplate demoted, best first."""
-    text = check_query(query)
-    allowed = _allowed_rows(index, select_documents(index, documents, company))
-    depth = max(MIN_RECALL, top_k * RECALL_FACTOR)
-    tokens = index.tokenizer.tokenize(text)
-    weights = route(text)
-    lists: list[RankedList] = []
-    bm25_rows, _ = index.bm25.top_k(tokens, depth, allowed)
-    lists.append(RankedList("bm25", bm25_rows.tolist(), weights.bm25_weight))
-    if index.dense is not None and index.embedder is not None:
-        dense_rows, _ = index.dense.top_k(index.embedder.embed_query(text), depth, allowed)
-        lists.append(RankedList("dense", dense_rows.tolist(), weights.dense_weight))
-    elif not tokens:
-        raise QueryError(
-            f"the query {text!r} has no searchable words and this index has no dense vectors; use words or figures"
-        )
-    fused = reciprocal_rank_fusion(lists)
-    ranks = [{row: rank for rank, row in enumerate(r.rows, start=1)} for r in lists]
-    scored = sorted(
-        ((score * DEMOTION.get(index.chunks[row].kind, 1.0), row) for row, score in fused), key=lambda x: -x[0]
-    )
-    hits = []
-    for score, row in scored[:top_k]:
-        chunk = index.chunks[row]
-        hits.append(
-            Hit(
-                chunk_id=chunk.chunk_id,
-                document=chunk.document,
-                page=chunk.page,
-                page_width=chunk.page_width,
-                page_height=chunk.page_height,
-                content=chunk.text,
-                boxes=chunk.boxes,
-                score=round(score, 6),
-                kind=chunk.kind,
-                bm25_rank=ranks[0].get(row),
-                dense_rank=ranks[1].get(row) if len(ranks) > 1 else None,
-            )
-        )
-    return hits
 
 
 def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:

@@ -1,0 +1,249 @@
+"""Search: the retrieval recipe over a loaded index (no MCP here; the server, the CLI and eval all call it).
+
+question ─▶ document focus (company, year, form named in it) ─▶ expansion (periods, glossary)
+         ─▶ route (question type → BM25/dense weights, recall depth)
+         ─▶ BM25 and dense lists per variant ─▶ weighted reciprocal-rank fusion (k = 60)
+         ─▶ post-processing (boilerplate, sections, preferred documents, duplicates, one chunk per page,
+            several documents for comparisons, newest first for anomalies)
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from indexer.docmatch import DocumentFocus, focus
+from indexer.errors import QueryError
+from indexer.expand import Variant, expand
+from indexer.fusion import RankedList, reciprocal_rank_fusion
+from indexer.models import Box, Chunk
+from indexer.reader import LoadedIndex, allowed_rows, filter_documents
+from indexer.regex_search import regex_matches
+from indexer.routing import Route, route
+from indexer.sections import question_sections
+
+logger = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2000
+# Retrieval depth per list before fusion, as a multiple of the requested hits.
+RECALL_FACTOR = 10
+MIN_RECALL = 50
+# Boilerplate and contents chunks keep this share of their fused score, so real passages rank first.
+DEMOTION = {"boilerplate": 0.3, "contents": 0.3, "body": 1.0}
+# Chunks outside the documents a question points at (same company, other year or form) keep this share.
+OTHER_DOCUMENT = 0.6
+# Chunks in a section the question points at (e.g. the cash flow statement for capex) gain this factor.
+SECTION_BOOST = (1.3, 1.15, 1.1)
+
+
+class Hit(BaseModel):
+    chunk_id: str
+    document: str
+    page: int
+    page_width: float
+    page_height: float
+    content: str
+    boxes: list[Box]
+    score: float
+    kind: str
+    section: str | None = None
+    bm25_rank: int | None = Field(default=None, description="best rank in a BM25 list, 1-based; None if absent")
+    dense_rank: int | None = Field(default=None, description="best rank in a dense list, 1-based; None if absent")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Knobs of the recipe; the defaults are what `search_reports` uses. Eval switches them for baselines."""
+
+    retrievers: tuple[str, ...] = ("bm25", "dense")
+    per_page: int = 1  # at most this many chunks of one page in the results (0: no limit)
+    expand: bool = True
+    routing: bool = True
+    document_focus: bool = True
+    sections: bool = True
+
+
+DEFAULT_OPTIONS = SearchOptions()
+PLAIN_OPTIONS = SearchOptions(expand=False, routing=False, document_focus=False, sections=False)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Explicit restrictions from the caller: a file-name glob, a company, a year, a form."""
+
+    documents: str | None = None
+    company: str | None = None
+    year: int | None = None
+    form: str | None = None
+
+    @property
+    def any(self) -> bool:
+        return any(v is not None and v != "" for v in (self.documents, self.company, self.year, self.form))
+
+
+def check_query(query: str) -> str:
+    text = " ".join(query.split())
+    if not text:
+        raise QueryError(
+            "the query is empty; pass words or figures to look for, e.g. 'total revenue 2022' or '营业收入'"
+        )
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(
+            f"the query has {len(text)} characters; keep it under {MAX_QUERY_CHARS} (a question or key terms)"
+        )
+    return text
+
+
+def _scope(
+    index: LoadedIndex, text: str, filters: Filters, options: SearchOptions
+) -> tuple[list[str] | None, DocumentFocus]:
+    explicit = filter_documents(index, filters.documents, filters.company, filters.year, filters.form)
+    if not options.document_focus:
+        return explicit, DocumentFocus(None, frozenset(), False)
+    candidates = [index.documents[n] for n in (explicit if explicit is not None else index.documents)]
+    found = focus(candidates, text)
+    scope = explicit if found.scope is None else found.scope
+    return scope, found
+
+
+def _ranked_lists(
+    index: LoadedIndex,
+    variants: list[Variant],
+    weights: Route,
+    depth: int,
+    allowed,
+    options: SearchOptions,  # type: ignore[no-untyped-def]
+) -> list[RankedList]:
+    lists: list[RankedList] = []
+    dense_ready = index.dense is not None and index.embedder is not None and "dense" in options.retrievers
+    searchable = False
+    for variant in variants:
+        tokens = index.tokenizer.tokenize(variant.text)
+        searchable = searchable or bool(tokens)
+        if "bm25" in options.retrievers and tokens:
+            rows, _ = index.bm25.top_k(tokens, depth, allowed)
+            lists.append(RankedList(f"bm25:{variant.reason}", rows.tolist(), weights.bm25_weight * variant.weight))
+        if dense_ready:
+            vector = index.embedder.embed_query(variant.text)  # type: ignore[union-attr]
+            rows, _ = index.dense.top_k(vector, depth, allowed)  # type: ignore[union-attr]
+            lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))
+    if not searchable and not dense_ready:
+        raise QueryError(
+            f"the query {variants[0].text!r} has no searchable words and this index has no dense vectors; "
+            "use words or figures"
+        )
+    return lists
+
+
+def _adjusted(chunk: Chunk, score: float, preferred: frozenset[str], sections: tuple[str, ...]) -> float:
+    score *= DEMOTION.get(chunk.kind, 1.0)
+    if preferred and chunk.document not in preferred:
+        score *= OTHER_DOCUMENT
+    if chunk.section and chunk.section in sections:
+        score *= SECTION_BOOST[min(sections.index(chunk.section), len(SECTION_BOOST) - 1)]
+    return score
+
+
+def _select(
+    index: LoadedIndex, scored: list[tuple[float, int]], top_k: int, options: SearchOptions, plan: Route
+) -> list[tuple[float, int]]:
+    chosen: list[tuple[float, int]] = []
+    per_page: dict[tuple[str, int], int] = {}
+    seen_text: set[str] = set()
+    for score, row in scored:
+        if len(chosen) == top_k:
+            break
+        chunk = index.chunks[row]
+        key = (chunk.document, chunk.page)
+        if options.per_page and per_page.get(key, 0) >= options.per_page:
+            continue
+        if chunk.content_hash in seen_text:
+            continue
+        per_page[key] = per_page.get(key, 0) + 1
+        seen_text.add(chunk.content_hash)
+        chosen.append((score, row))
+    if plan.needs_several_documents and len({index.chunks[r].document for _, r in chosen}) < 2 and len(chosen) > 1:
+        first_doc = index.chunks[chosen[0][1]].document
+        other = next(((s, r) for s, r in scored if index.chunks[r].document != first_doc), None)
+        if other is not None:
+            chosen[-1] = other
+    if plan.newest_first:
+
+        def year(row: int) -> int:
+            return index.documents[index.chunks[row].document].year or 0
+
+        chosen.sort(key=lambda item: -year(item[1]))
+    return chosen
+
+
+def search(
+    index: LoadedIndex,
+    query: str,
+    top_k: int = 5,
+    documents: str | None = None,
+    company: str | None = None,
+    *,
+    year: int | None = None,
+    form: str | None = None,
+    use_regex: bool = False,
+    options: SearchOptions = DEFAULT_OPTIONS,
+) -> list[Hit]:
+    """Hybrid search with the full recipe; best first, at most ``top_k`` hits (one per page by default).
+
+    With ``use_regex`` the query is a case-insensitive regular expression matched against the passages of the
+    documents the filters allow (no expansion or company detection), hits ranked by number of matches.
+    """
+    if use_regex:
+        return regex_search(index, query, top_k, Filters(documents, company, year, form), options)
+    text = check_query(query)
+    filters = Filters(documents, company, year, form)
+    scope, found = _scope(index, text, filters, options)
+    allowed = allowed_rows(index, scope)
+    plan = route(text) if options.routing else Route("plain", 1.0, 1.0, 1.0)
+    depth = int(max(MIN_RECALL, top_k * RECALL_FACTOR) * plan.recall_factor)
+    variants = expand(text) if options.expand else [Variant(text, 1.0, "original")]
+    lists = _ranked_lists(index, variants, plan, depth, allowed, options)
+    sections = question_sections(text) if options.sections else ()
+    fused = reciprocal_rank_fusion(lists)
+    scored = sorted(
+        ((_adjusted(index.chunks[row], score, found.preferred, sections), row) for row, score in fused),
+        key=lambda item: -item[0],
+    )
+    best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
+    for ranked in lists:
+        ranks = best_rank[ranked.name.split(":")[0]]
+        for rank, row in enumerate(ranked.rows, start=1):
+            ranks[row] = min(rank, ranks.get(row, rank))
+    return [
+        _hit(index.chunks[row], score, best_rank["bm25"].get(row), best_rank["dense"].get(row))
+        for score, row in _select(index, scored, top_k, options, plan)
+    ]
+
+
+def _hit(chunk: Chunk, score: float, bm25_rank: int | None = None, dense_rank: int | None = None) -> Hit:
+    return Hit(
+        chunk_id=chunk.chunk_id,
+        document=chunk.document,
+        page=chunk.page,
+        page_width=chunk.page_width,
+        page_height=chunk.page_height,
+        content=chunk.text,
+        boxes=chunk.boxes,
+        score=round(score, 6),
+        kind=chunk.kind,
+        section=chunk.section,
+        bm25_rank=bm25_rank,
+        dense_rank=dense_rank,
+    )
+
+
+def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters, options: SearchOptions) -> list[Hit]:
+    scope = filter_documents(index, filters.documents, filters.company, filters.year, filters.form)
+    allowed = allowed_rows(index, scope)
+    rows = allowed.tolist() if allowed is not None else range(len(index.chunks))
+    matches = regex_matches(pattern, rows, index.chunks)
+    scored = [(float(count), row) for row, count in matches]
+    plain = Route("regex", 1.0, 0.0, 1.0)
+    return [_hit(index.chunks[row], score) for score, row in _select(index, scored, top_k, options, plain)]

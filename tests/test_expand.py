@@ -1,0 +1,39 @@
+from indexer.expand import expand, glossary, glossary_terms, period_terms
+
+
+def test_quarters_are_spelled_every_way() -> None:
+    for spelling in ("2025年第一季度", "1Q25", "25Q1", "Q1 2025", "2025Q1", "first quarter of 2025"):
+        terms = {t.replace(" ", "").lower() for t in period_terms(f"中芯国际{spelling}毛利率")} | {
+            spelling.replace(" ", "").lower()
+        }
+        assert {"1q25", "25q1", "q12025", "2025q1", "2025年第一季度"} <= terms, spelling
+
+
+def test_full_year_and_forecast_periods() -> None:
+    assert {"FY2025", "2025年度"} <= set(period_terms("2025年全年营业收入"))
+    assert {"2022年", "fiscal 2022"} <= set(period_terms("FY22 revenue"))
+    assert "2025年预测" in period_terms("2025E EPS")
+    assert "2025E" in period_terms("2025年预测净利润")
+
+
+def test_glossary_is_bilingual_and_large_enough() -> None:
+    groups = glossary()
+    assert len(groups) >= 60
+    assert all(any("\u4e00" <= c <= "\u9fff" for c in "".join(g)) for g in groups)  # every concept has Chinese
+    assert "capex" in glossary_terms("资本开支是多少")
+    assert "资本开支" in glossary_terms("What was the company's capital expenditure?")
+    assert "目标价" in glossary_terms("What is the broker's price target?")
+    assert "overweight" in glossary_terms("评级为增持")
+
+
+def test_glossary_matches_whole_words_only() -> None:
+    assert "营业收入" not in glossary_terms("prerevenue startups")
+    assert glossary_terms("weather report") == []
+
+
+def test_expand_keeps_the_original_first_with_more_weight() -> None:
+    variants = expand("2025年第一季度毛利率")
+    assert variants[0].text == "2025年第一季度毛利率" and variants[0].weight == 1.0
+    assert len(variants) == 2 and variants[1].weight < 1.0
+    assert "1Q25" in variants[1].text and "gross margin" in variants[1].text
+    assert len(expand("hello world")) == 1

@@ -1,0 +1,43 @@
+import pytest
+
+from indexer.routing import classify, route
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What was Apple's total revenue in fiscal 2023?", "numeric"),
+        ("贵州茅台2023年营业收入是多少？", "numeric"),
+        ("Which segment had the highest operating income in 2022?", "ranking"),
+        ("海外收入占比是多少？", "ranking"),
+        ("How did gross margin change compared to the prior year?", "period"),
+        ("净利润同比增长多少？", "period"),
+        ("Compare the capex guidance of TSMC and Samsung", "cross_document"),
+        ("华泰证券和中金公司对毛利率的预测有什么分歧？", "cross_document"),
+        ("Why did operating margin decline in the fourth quarter?", "causal"),
+        ("毛利率下降的原因是什么？", "causal"),
+        ("What is management's revenue guidance for 2024?", "forecast"),
+        ("券商给出的目标价是多少？", "forecast"),
+        ("Why is revenue up despite falling net income?", "anomaly"),
+        ("公司为何增收不增利？", "anomaly"),
+        ("Tell me about the company", "general"),
+    ],
+)
+def test_question_types(question: str, kind: str) -> None:
+    assert classify(question) == kind
+
+
+def test_weights_follow_the_seed_table() -> None:
+    assert (route("What was the total amount of debt?").bm25_weight, route("x 1,234").dense_weight) == (0.7, 0.3)
+    causal = route("Why did sales fall?")
+    assert (causal.bm25_weight, causal.dense_weight) == (0.3, 0.7)
+    assert route("Compare Coca-Cola and PepsiCo margins").recall_factor == 2.0
+    assert route("Compare Coca-Cola and PepsiCo margins").needs_several_documents
+    assert route("revenue up despite lower profit: unusual?").newest_first
+
+
+def test_chinese_questions_lean_on_bm25() -> None:
+    english = route("Why did gross margin fall?")
+    chinese = route("毛利率下降的原因是什么？")
+    assert chinese.kind == english.kind == "causal"
+    assert chinese.dense_weight < english.dense_weight
