@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer import metadata
-from indexer.chunk import chunk_document, mark_furniture
+from indexer.chunk import chunk_document, lexical_text, mark_furniture
 from indexer.dense import DenseIndex
 from indexer.embed import Embedder, make_embedder
 from indexer.errors import DocumentError, FilingsError, IndexLoadError
@@ -171,7 +171,7 @@ def build_index(settings: BuildSettings) -> BuildReport:
     staging = staging_folder(settings.index_dir)
     try:
         t0 = time.perf_counter()
-        bm25 = Bm25Index.build(tokenizer.tokenize_many([c.text for c in chunks]), settings.bm25)
+        bm25 = Bm25Index.build(tokenizer.tokenize_many([lexical_text(c) for c in chunks]), settings.bm25)
         bm25.save(staging / "bm25")
         report.seconds["tokenize+bm25"] = time.perf_counter() - t0
         embedder_info = None

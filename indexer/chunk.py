@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from indexer.models import Chunk, Line, Page
-from indexer.sections import LONG_SECTIONS, heading_label
+from indexer.sections import LONG_SECTIONS, find_heading
 
 
 @dataclass(frozen=True)
@@ -161,17 +161,26 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
     """All chunks of a document; each page's section is its own heading or the last one seen before it."""
     chunks: list[Chunk] = []
     section: str | None = None
+    heading: str | None = None
     carried = 0  # pages a short section has been carried past its heading
     for page in pages:
         if is_contents_page(page.lines):
             chunks.extend(chunk_page(document, doc_sha, page, settings, None))
             continue
-        heading = heading_label(page.lines)
-        if heading is not None:
-            section, carried = heading, 0
+        found = find_heading(page.lines)
+        if found is not None:
+            (section, heading), carried = found, 0
         elif section is not None and section not in LONG_SECTIONS:
             carried += 1
             if carried > 1:
-                section = None
-        chunks.extend(chunk_page(document, doc_sha, page, settings, section))
+                section = heading = None
+        page_chunks = chunk_page(document, doc_sha, page, settings, section)
+        if heading is not None:
+            page_chunks = [c.model_copy(update={"heading": heading}) for c in page_chunks]
+        chunks.extend(page_chunks)
     return chunks
+
+
+def lexical_text(chunk: Chunk) -> str:
+    """What BM25 indexes: the chunk, preceded by its section heading (statements continue without one)."""
+    return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text

@@ -127,6 +127,32 @@ def glossary_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+# Answer-format instructions and hedges that analysts append to questions; they name no content to find.
+_INSTRUCTIONS = [
+    re.compile(
+        r"(?:please\s+)?(?:answer|respond|reply|round|express|give|provide|report)\b[^.?!。？！]*?"
+        r"\b(?:units?|decimals?|decimal places?|percent(?:age)?s?|billions?|millions?|thousands?|usd|format)\b"
+        r"[^.?!。？！]*[.?!。？！]?",
+        re.I,
+    ),
+    re.compile(
+        r"\bif\b[^.?!]*?\b(?:is|are)\s+not\s+(?:a\s+)?(?:relevant|useful|meaningful|applicable)\b[^.?!]*[.?!]?"
+        r"(?:[^.?!]*\b(?:state|explain)\b[^.?!]*[.?!]?)?",
+        re.I,
+    ),
+    re.compile(r"(?:请)?保留[一二两三四\d]+位小数|(?:请)?用[^，。？]*(?:表示|回答)"),
+]
+
+
+def strip_instructions(query: str) -> str:
+    """The question without answer-format instructions ("Answer in units of percents…", "保留两位小数")."""
+    stripped = query
+    for pattern in _INSTRUCTIONS:
+        stripped = pattern.sub(" ", stripped)
+    stripped = " ".join(stripped.split())
+    return stripped if len(stripped) >= 3 else query
+
+
 def expand(query: str) -> list[Variant]:
     """The query itself, plus one variant with the other spellings of its periods and terms, if there are any."""
     variants = [Variant(query, 1.0, "original")]

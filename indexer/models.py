@@ -92,4 +92,5 @@ class Chunk(BaseModel):
     boxes: list[Box]
     kind: str = Field(default="body", description="body, contents or boilerplate")
     section: str | None = Field(default=None, description="income_statement, balance_sheet, cash_flow, mdna, …")
+    heading: str | None = Field(default=None, description="the heading of that section, as printed")
     content_hash: str

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from indexer.docmatch import DocumentFocus, focus
 from indexer.errors import QueryError
-from indexer.expand import Variant, expand
+from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.models import Box, Chunk
 from indexer.reader import LoadedIndex, allowed_rows, filter_documents
@@ -197,7 +197,7 @@ def search(
     """
     if use_regex:
         return regex_search(index, query, top_k, Filters(documents, company, year, form), options)
-    text = check_query(query)
+    text = strip_instructions(check_query(query))
     filters = Filters(documents, company, year, form)
     scope, found = _scope(index, text, filters, options)
     allowed = allowed_rows(index, scope)
@@ -207,10 +207,8 @@ def search(
     lists = _ranked_lists(index, variants, plan, depth, allowed, options)
     sections = question_sections(text) if options.sections else ()
     fused = reciprocal_rank_fusion(lists)
-    scored = sorted(
-        ((_adjusted(index.chunks[row], score, found.preferred, sections), row) for row, score in fused),
-        key=lambda item: -item[0],
-    )
+    adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections), row) for row, score in fused]
+    scored = sorted(adjusted, key=lambda item: -item[0])
     best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
     for ranked in lists:
         ranks = best_rank[ranked.name.split(":")[0]]

@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_FIGURE = re.compile(r"\d[\d,]{2,}(?:\.\d+)?|\d+(?:\.\d+)?\s*%")
+# A figure, not a year: thousands separators, decimals, a percent sign, or five digits and more.
+_FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?\s*%|\d{5,}")
 
 # (kind, pattern) in order of precedence: the first that matches decides.
 _RULES: list[tuple[str, re.Pattern[str]]] = [
@@ -42,8 +43,8 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     (
         "ranking",
         re.compile(
-            r"\b(?:largest|highest|lowest|smallest|biggest|top|most|least|best|worst|rank\w*|share of|proportion|"
-            r"percentage of)\b|占比|比例|排名|最高|最低|最大|最小|前五|前十",
+            r"\b(?:largest|highest|lowest|smallest|biggest|top|most|least|worst|best[- ]performing|rank\w*|"
+            r"share of|proportion|percentage of)\b|占比|比例|排名|最高|最低|最大|最小|前五|前十",
             re.I,
         ),
     ),
@@ -51,7 +52,8 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "period",
         re.compile(
             r"\bchange[ds]?\b|\bincrease|\bdecrease|\bgrowth\b|\bgrew\b|\bdecline|\byoy\b|year[- ]over[- ]year|"
-            r"compared (?:to|with)|\bfrom\b.*\bto\b|同比|环比|增长|下降|变化|变动|增减",
+            r"compared (?:to|with)|\bfrom\b.*\bto\b|\bimprov\w*|\btrend\w*|\bhistorical\w*|\bconsisten\w*|"
+            r"\bprofile\b|同比|环比|增长|下降|变化|变动|增减|趋势",
             re.I,
         ),
     ),
@@ -59,6 +61,8 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
         "numeric",
         re.compile(
             r"\bhow (?:much|many)\b|\bwhat (?:is|was|were|are) (?:the )?(?:amount|value|number|total)|"
+            r"\bwhat (?:is|was|were|are)\b.*\b(?:total|revenues?|sales|income|earnings|profits?|expenses?|costs?|"
+            r"cash|assets|liabilities|debt|capex|capital expenditures?|dividends?|eps|rate)\b|"
             r"\bamount\b|\bratio\b|\bmargin\b|多少|金额|数额|是多少|几",
             re.I,
         ),
@@ -76,7 +80,7 @@ _TABLE: dict[str, tuple[float, float, float]] = {
     "anomaly": (0.5, 0.5, 1.5),
     "general": (0.5, 0.5, 1.0),
 }
-CJK_DENSE_FACTOR = 0.5
+CJK_DENSE_FACTOR = 0.25
 
 
 @dataclass(frozen=True)

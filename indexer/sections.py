@@ -67,6 +67,13 @@ LONG_SECTIONS = frozenset({"mdna", "risk_factors", "notes", "business"})
 
 # Question words → sections that usually hold the answer.
 QUESTION_SECTIONS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    # A statement named outright comes first.
+    (re.compile(r"cash flows? statement|statements? of cash flows?|现金流量表", re.I), ("cash_flow",)),
+    (re.compile(r"balance sheet|statements? of financial position|资产负债表", re.I), ("balance_sheet",)),
+    (
+        re.compile(r"income statement|statements? of (?:income|operations|earnings)|\bp&l\b|利润表", re.I),
+        ("income_statement",),
+    ),
     (
         re.compile(
             r"capex|capital expenditure|purchases? of property|cash flow|free cash|资本开支|资本支出|现金流", re.I
@@ -100,19 +107,24 @@ _NUMBERING = re.compile(
 )
 
 
-def heading_label(lines: list[Line]) -> str | None:
-    """The section named by the first heading on a page: a short line that starts with a known title."""
+def find_heading(lines: list[Line]) -> tuple[str, str] | None:
+    """(section, heading text) of the first heading on a page: a short line that starts with a known title."""
     for line in lines:
         if line.furniture:
             continue
         text = " ".join(line.text.split())
         if len(text.split()) > _MAX_HEADING_WORDS or len(text) > 120:
             continue
-        text = _NUMBERING.sub("", _NUMBERING.sub("", text))
+        bare = _NUMBERING.sub("", _NUMBERING.sub("", text))
         for label, pattern in _HEADINGS:
-            if pattern.match(text):
-                return label
+            if pattern.match(bare):
+                return label, text
     return None
+
+
+def heading_label(lines: list[Line]) -> str | None:
+    found = find_heading(lines)
+    return found[0] if found else None
 
 
 def question_sections(question: str) -> tuple[str, ...]:

@@ -96,3 +96,40 @@ def test_get_page_refuses_unknown_names_and_pages(samples_index: LoadedIndex) ->
         get_page(samples_index, "BESTBUY_2024Q2_10Q.pdf", 31)
     with pytest.raises(NotFoundError, match="out of range"):
         get_page(samples_index, "BESTBUY_2024Q2_10Q.pdf", 0)
+
+
+def test_a_company_named_in_the_question_scopes_the_search(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "How did Best Buy's comparable sales change in the quarter?", top_k=8)
+    assert hits and {h.document for h in hits} == {"BESTBUY_2024Q2_10Q.pdf"}
+
+
+def test_english_question_about_a_chinese_report_is_answered(samples_index: LoadedIndex) -> None:
+    """Pinyin alias (Sifang → 四方科技) plus the glossary (operating revenue → 营业收入)."""
+    hits = search(samples_index, "What was Sifang's operating revenue in 2019?", top_k=5)
+    assert {h.document for h in hits} == {SIFANG.name}
+    assert any("1,175,301,034.32" in h.content for h in hits[:3])
+
+
+def test_year_and_form_filters(samples_index: LoadedIndex) -> None:
+    assert {h.document for h in search(samples_index, "revenue", top_k=10, form="10-Q")} == {"BESTBUY_2024Q2_10Q.pdf"}
+    docs = {h.document for h in search(samples_index, "净利润 revenue", top_k=20, year=2022)}
+    assert docs <= {"MGMRESORTS_2022Q4_EARNINGS.pdf", "mineru_research_report_688556_高测股份_德邦证券_2022-07-19.pdf"}
+    with pytest.raises(QueryError, match="forms in the index"):
+        search(samples_index, "revenue", form="20-F")
+
+
+def test_one_hit_per_page(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "revenue net income EBITDAR", top_k=15)
+    pages = [(h.document, h.page) for h in hits]
+    assert len(pages) == len(set(pages))
+
+
+def test_regex_mode_returns_passages_that_match(samples_index: LoadedIndex) -> None:
+    import re
+
+    hits = search(samples_index, r"\$[\d,.]+\s*(?:million|billion)", top_k=5, use_regex=True)
+    assert hits
+    for hit in hits:
+        assert re.search(r"\$[\d,.]+\s*(?:million|billion)", hit.content, re.I)
+    with pytest.raises(QueryError, match="invalid regular expression"):
+        search(samples_index, "[unclosed", use_regex=True)

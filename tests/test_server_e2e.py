@@ -44,6 +44,11 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
         out["bad_page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 13})
         out["empty"] = await session.call_tool("search_reports", {"query": "   "})
         out["top_k"] = await session.call_tool("search_reports", {"query": "revenue", "top_k": 50})
+        out["regex"] = await session.call_tool(
+            "search_reports", {"query": r"\$[\d,.]+\s*billion", "use_regex": True, "top_k": 2}
+        )
+        out["bad_regex"] = await session.call_tool("search_reports", {"query": "(unclosed", "use_regex": True})
+        out["form"] = await session.call_tool("search_reports", {"query": "净利润", "form": "年报", "top_k": 3})
     return out
 
 
@@ -84,6 +89,11 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     assert out["bad_page"].is_error and "pages 1 to 12" in out["bad_page"].content[0].text
     assert out["empty"].is_error and "query is empty" in out["empty"].content[0].text
     assert out["top_k"].is_error and "20" in out["top_k"].content[0].text
+    regex_hits = out["regex"].structured_content["hits"]
+    assert regex_hits and all("billion" in h["content"].lower() for h in regex_hits)
+    assert out["bad_regex"].is_error and "invalid regular expression" in out["bad_regex"].content[0].text
+    assert {h["source"]["document"] for h in out["form"].structured_content["hits"]} == {SIFANG.name}
+    assert {"year", "form", "use_regex"} <= set(tools["search_reports"].input_schema["properties"])
 
 
 def _rpc(method: str, params: dict[str, Any], ident: int | None) -> bytes:
