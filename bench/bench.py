@@ -25,6 +25,8 @@ from mcp.client.stdio import stdio_client
 
 from indexer.build import build_index, find_pdfs
 from indexer.parse import PdfParser
+from indexer.reader import load_index
+from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, search
 from indexer.settings import BuildSettings, default_cache_dir
 
 QUERIES = [
@@ -46,9 +48,39 @@ QUERIES = [
 ]
 
 
+def _children_peak_rss_mb() -> float:
+    """Peak resident memory (VmHWM) of this process's live children, i.e. the server, in MiB."""
+    peak = 0.0
+    me = str(os.getpid())
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == me and "VmHWM" in fields:
+            peak = max(peak, int(fields["VmHWM"].split()[0]) / 1024)
+    return peak
+
+
 def _percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def bench_inprocess(index_dir: Path, cache: Path, queries: int) -> dict[str, float]:
+    """Search latency without the protocol: the full recipe against plain hybrid (no expansion/routing/focus)."""
+    index = load_index(index_dir, cache)
+    out: dict[str, float] = {}
+    for name, options in (("recipe", DEFAULT_OPTIONS), ("plain", PLAIN_OPTIONS)):
+        search(index, QUERIES[0], options=options)
+        latencies = []
+        for n in range(queries):
+            t0 = time.perf_counter()
+            search(index, QUERIES[n % len(QUERIES)], top_k=5, options=options)
+            latencies.append((time.perf_counter() - t0) * 1000)
+        out[f"{name}_p50_ms"] = statistics.median(latencies)
+        out[f"{name}_p95_ms"] = _percentile(latencies, 0.95)
+    return out
 
 
 def bench_parse(pdfs: list[Path]) -> dict[str, float]:
@@ -77,13 +109,14 @@ async def bench_server(index: Path, cache: Path, queries: int) -> dict[str, floa
             t0 = time.perf_counter()
             await session.call_tool("search_reports", {"query": QUERIES[n % len(QUERIES)], "top_k": 5})
             latencies.append((time.perf_counter() - t0) * 1000)
+        server_rss = _children_peak_rss_mb()
     return {
         "start_to_tools_list_s": to_list,
         "start_to_first_search_s": to_first,
         "search_p50_ms": statistics.median(latencies),
         "search_p95_ms": _percentile(latencies, 0.95),
         "search_max_ms": max(latencies),
-        "server_peak_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "server_peak_rss_mb": server_rss,
     }
 
 
@@ -128,6 +161,7 @@ def main() -> int:
                 "index_mb": sum(f.stat().st_size for f in index.rglob("*") if f.is_file()) / 2**20,
             }
         results["server"] = asyncio.run(bench_server(index, cache, args.queries))
+        results["in_process"] = bench_inprocess(index, cache, args.queries)
 
     print(json.dumps(results, indent=2, ensure_ascii=False))
     if args.json:

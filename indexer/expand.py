@@ -13,6 +13,7 @@ from importlib import resources
 from indexer.tokenize import normalize_text
 
 EXPANSION_WEIGHT = 0.6
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _CN_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
 _ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
@@ -117,14 +118,27 @@ def _glossary_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
     return tuple(compiled)
 
 
+def _matched_groups(query: str) -> list[tuple[str, ...]]:
+    text = normalize_text(query)
+    return [group for pattern, group in _glossary_patterns() if pattern.search(text)]
+
+
 def glossary_terms(query: str) -> list[str]:
     """Equivalent terms (both languages) of every glossary concept the query mentions."""
     text = normalize_text(query)
-    terms: list[str] = []
-    for pattern, group in _glossary_patterns():
-        if pattern.search(text):
-            terms += [t for t in group if t not in text]
+    terms = [t for group in _matched_groups(query) for t in group if t not in text]
     return list(dict.fromkeys(terms))
+
+
+def translation_terms(query: str, limit: int = 5) -> list[str]:
+    """One term in the other language per concept the query mentions (营业收入 for 'revenue', and back)."""
+    chinese_query = _CJK.search(query) is not None
+    terms = []
+    for group in _matched_groups(query)[:limit]:
+        other = next((t for t in group if (_CJK.search(t) is None) == chinese_query), None)
+        if other is not None and other not in terms:
+            terms.append(other)
+    return terms
 
 
 # Answer-format instructions and hedges that analysts append to questions; they name no content to find.
@@ -154,9 +168,13 @@ def strip_instructions(query: str) -> str:
 
 
 def expand(query: str) -> list[Variant]:
-    """The query itself, plus one variant with the other spellings of its periods and terms, if there are any."""
+    """The query, a keyword variant with every other spelling of its periods and terms (for BM25), and a short
+    cross-language variant with one translated term per concept (for dense retrieval), when there are any."""
     variants = [Variant(query, 1.0, "original")]
     extra = period_terms(query) + glossary_terms(query)
     if extra:
-        variants.append(Variant(f"{query} {' '.join(extra)}", EXPANSION_WEIGHT, "periods+glossary"))
+        variants.append(Variant(f"{query} {' '.join(extra)}", EXPANSION_WEIGHT, "keywords"))
+    translated = translation_terms(query)
+    if translated:
+        variants.append(Variant(f"{query} {' '.join(translated)}", EXPANSION_WEIGHT, "translated"))
     return variants

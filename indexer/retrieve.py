@@ -36,6 +36,10 @@ DEMOTION = {"boilerplate": 0.3, "contents": 0.3, "body": 1.0}
 OTHER_DOCUMENT = 0.6
 # Chunks in a section the question points at (e.g. the cash flow statement for capex) gain this factor.
 SECTION_BOOST = (1.3, 1.15, 1.1)
+# Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short
+# translation (a long bag of synonyms costs 2-4x the embedding time and measured no better).
+BM25_VARIANTS = frozenset({"original", "keywords"})
+DENSE_VARIANTS = frozenset({"original", "translated"})
 
 
 class Hit(BaseModel):
@@ -122,10 +126,10 @@ def _ranked_lists(
     for variant in variants:
         tokens = index.tokenizer.tokenize(variant.text)
         searchable = searchable or bool(tokens)
-        if "bm25" in options.retrievers and tokens:
+        if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
             rows, _ = index.bm25.top_k(tokens, depth, allowed)
             lists.append(RankedList(f"bm25:{variant.reason}", rows.tolist(), weights.bm25_weight * variant.weight))
-        if dense_ready:
+        if dense_ready and variant.reason in DENSE_VARIANTS:
             vector = index.embedder.embed_query(variant.text)  # type: ignore[union-attr]
             rows, _ = index.dense.top_k(vector, depth, allowed)  # type: ignore[union-attr]
             lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))

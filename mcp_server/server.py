@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import threading
 from collections.abc import Callable
 from typing import Annotated, TypeVar
 
@@ -21,6 +22,7 @@ from mcp_server.types import DocumentList, PageResult, SearchResult
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+LOAD_DELAY_S = 0.5
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 _CITE = (
@@ -120,6 +122,10 @@ def run(settings: ServerSettings) -> int:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
     loader = IndexLoader(settings.index_dir, settings.cache_dir, settings.load_timeout)
     server = build_server(settings, loader)
-    loader.start()
+    # Loading holds the GIL in long stretches (jieba's dictionary); give the handshake a head start. A call that
+    # arrives earlier starts the load itself.
+    timer = threading.Timer(LOAD_DELAY_S, loader.start)
+    timer.daemon = True
+    timer.start()
     server.run(transport="stdio", show_banner=False)
     return 0
