@@ -32,8 +32,11 @@ def test_glossary_matches_whole_words_only() -> None:
 
 
 def test_expand_keeps_the_original_first_with_more_weight() -> None:
-    variants = expand("2025年第一季度毛利率")
-    assert variants[0].text == "2025年第一季度毛利率" and variants[0].weight == 1.0
-    assert len(variants) == 2 and variants[1].weight < 1.0
-    assert "1Q25" in variants[1].text and "gross margin" in variants[1].text
-    assert len(expand("hello world")) == 1
+    variants = {v.reason: v for v in expand("2025年第一季度毛利率")}
+    assert variants["original"].text == "2025年第一季度毛利率" and variants["original"].weight == 1.0
+    assert set(variants) == {"original", "keywords", "translated"}
+    assert "1Q25" in variants["keywords"].text and "gross margin" in variants["keywords"].text
+    translated = variants["translated"].text.removeprefix("2025年第一季度毛利率 ").split(" ")
+    assert "margin" in translated and len(translated) <= 4  # one English term per concept (毛利, 毛利率)
+    assert all(v.weight < 1.0 for reason, v in variants.items() if reason != "original")
+    assert [v.reason for v in expand("hello world")] == ["original"]
