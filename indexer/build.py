@@ -32,6 +32,7 @@ from indexer.store import (
     write_chunks,
     write_manifest,
     write_pages,
+    write_pdf,
 )
 from indexer.tokenize import Tokenizer
 
@@ -115,11 +116,12 @@ def embed_chunks(
     return DenseIndex.build(vectors, np.array(rows, dtype=np.int64), embedder.dim)
 
 
-def parse_documents(
-    paths: list[Path], settings: BuildSettings, report: BuildReport
-) -> list[tuple[DocumentMeta, list[Page], list[Chunk]]]:
+Parsed = tuple[DocumentMeta, list[Page], list[Chunk], Path]
+
+
+def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildReport) -> list[Parsed]:
     parser = PdfParser(ocr=settings.ocr, password=settings.password)
-    parsed: list[tuple[DocumentMeta, list[Page], list[Chunk]]] = []
+    parsed: list[Parsed] = []
     with _progress(len(paths), "file", "parsing", settings.progress) as bar:
         for path in paths:
             name = path.relative_to(settings.docs_dir).as_posix()
@@ -138,9 +140,9 @@ def parse_documents(
                 pages_without_text=[p.number for p in pages if not p.has_text],
                 **metadata.describe(name, pages),  # type: ignore[arg-type]
             )
-            parsed.append((meta, pages, chunk_document(name, sha, pages, settings.chunking)))
+            parsed.append((meta, pages, chunk_document(name, sha, pages, settings.chunking), path))
             bar.update(1)
-            bar.set_postfix(pages=sum(len(p) for _, p, _ in parsed))
+            bar.set_postfix(pages=sum(len(p) for _, p, _, _ in parsed))
     return parsed
 
 
@@ -162,10 +164,10 @@ def build_index(settings: BuildSettings) -> BuildReport:
             + "; ".join(f"{f.document} {f.reason}" for f in report.failures)
             + f". The previous index at {settings.index_dir} (if any) is unchanged."
         )
-    chunks = [chunk for _, _, doc_chunks in parsed for chunk in doc_chunks]
+    chunks = [chunk for _, _, doc_chunks, _ in parsed for chunk in doc_chunks]
     report.documents = len(parsed)
-    report.pages = sum(meta.pages for meta, _, _ in parsed)
-    report.pages_without_text = sum(len(meta.pages_without_text) for meta, _, _ in parsed)
+    report.pages = sum(meta.pages for meta, _, _, _ in parsed)
+    report.pages_without_text = sum(len(meta.pages_without_text) for meta, _, _, _ in parsed)
     report.chunks = len(chunks)
 
     staging = staging_folder(settings.index_dir)
@@ -182,8 +184,9 @@ def build_index(settings: BuildSettings) -> BuildReport:
             dense.save(staging)
             embedder_info = EmbedderInfo(spec=settings.embedder, id=embedder.id, dim=embedder.dim)
             report.seconds["embed"] = time.perf_counter() - t0
-        for meta, pages, _ in parsed:
+        for meta, pages, _, source in parsed:
             write_pages(staging, meta, pages)
+            write_pdf(staging, meta, source)
         write_chunks(staging, chunks)
         write_manifest(
             staging,
@@ -192,7 +195,7 @@ def build_index(settings: BuildSettings) -> BuildReport:
                 tokenizer=tokenizer.settings,
                 chunking=settings.chunking.as_dict(),
                 bm25=settings.bm25.as_dict(),
-                documents=[meta for meta, _, _ in parsed],
+                documents=[meta for meta, _, _, _ in parsed],
                 failures=report.failures,
                 chunk_count=len(chunks),
                 embedded_chunks=report.embedded,

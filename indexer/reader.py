@@ -15,7 +15,7 @@ from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
 from indexer.lexical import Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
-from indexer.store import Manifest, read_chunks, read_manifest, read_pages
+from indexer.store import Manifest, pdf_file, read_chunks, read_manifest, read_pages
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -156,11 +156,25 @@ def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:
     return meta
 
 
+def pdf_path(index: LoadedIndex, document: str) -> Path:
+    """The PDF as indexed, kept inside the index folder."""
+    path = pdf_file(index.folder, document_meta(index, document))
+    if not path.is_file():
+        raise IndexLoadError(f"{document} has no stored PDF in {index.folder}; rebuild the index with this version")
+    return path
+
+
 def get_page(index: LoadedIndex, document: str, page: int) -> Page:
     """One page with its lines and boxes; only documents of this index, pages 1..N."""
     meta = document_meta(index, document)
     if not 1 <= page <= meta.pages:
         raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
+    return get_pages(index, document)[page - 1]
+
+
+def get_pages(index: LoadedIndex, document: str) -> list[Page]:
+    """All pages of a document (the last few documents read stay cached)."""
+    meta = document_meta(index, document)
     with index._page_lock:
         pages = index._page_cache.get(document)
         if pages is None:
@@ -168,4 +182,4 @@ def get_page(index: LoadedIndex, document: str, page: int) -> Page:
             if len(index._page_cache) >= 8:
                 index._page_cache.pop(next(iter(index._page_cache)))
             index._page_cache[document] = pages
-    return pages[page - 1]
+    return pages

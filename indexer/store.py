@@ -5,6 +5,7 @@ Layout (schema 1)::
     manifest.json          settings, embedder, tokenizer, chunking, documents, failures, counts
     chunks.jsonl           one Chunk per line; its line number is the chunk's row in BM25 and FAISS
     pages/<sha12>.json     the document's pages: size, lines with boxes and spans
+    pdfs/<sha12>.pdf       the PDF as indexed (for rendering pages)
     bm25/                  bm25s index and vocabulary
     dense.faiss            FAISS IndexFlatIP over L2-normalised vectors (absent with --embedder none)
     dense_rows.npy         chunk row of each vector
@@ -61,6 +62,20 @@ class Manifest(BaseModel):
 
 def pages_file(folder: Path, meta: DocumentMeta) -> Path:
     return folder / "pages" / f"{meta.sha256[:12]}.json"
+
+
+def pdf_file(folder: Path, meta: DocumentMeta) -> Path:
+    return folder / "pdfs" / f"{meta.sha256[:12]}.pdf"
+
+
+def write_pdf(folder: Path, meta: DocumentMeta, source: Path) -> None:
+    """Keep the indexed PDF inside the index (a hard link when possible) so pages render as they were indexed."""
+    target = pdf_file(folder, meta)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
 
 
 def write_chunks(folder: Path, chunks: list[Chunk]) -> None:

@@ -10,14 +10,25 @@ from typing import Annotated, TypeVar
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.tools.base import ToolResult
+from fastmcp.utilities.types import Image
+from mcp.types import TextContent
 from pydantic import Field
 
 from indexer.errors import FilingsError
 from indexer.store import read_manifest
 from mcp_server.loader import IndexLoader
+from mcp_server.prompts import due_diligence
 from mcp_server.settings import ServerSettings
-from mcp_server.tools import coverage, get_page_tool, list_documents_tool, search_reports_tool
-from mcp_server.types import DocumentList, PageResult, SearchResult
+from mcp_server.tools import (
+    coverage,
+    get_page_tool,
+    list_documents_tool,
+    locate_quote_tool,
+    render_page_tool,
+    search_reports_tool,
+)
+from mcp_server.types import BoundingBox, DocumentList, PageResult, QuoteLocation, RenderedPage, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +115,60 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
             f"{_CITE}\n{scope}"
         ),
         annotations=READ_ONLY,
+    )
+
+    def locate_quote(
+        document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],
+        page: Annotated[int, Field(description="1-based page the quote is cited from")],
+        quote: Annotated[
+            str, Field(description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence")
+        ],
+    ) -> QuoteLocation:
+        return _call(loader, locate_quote_tool, document, page, quote)
+
+    def render_page(
+        document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],
+        page: Annotated[int, Field(description="1-based page number")],
+        quote: Annotated[str | None, Field(description="text to locate and highlight (as locate_quote)")] = None,
+        bboxes: Annotated[
+            list[BoundingBox] | None, Field(description="boxes to highlight, e.g. a search hit's bboxes")
+        ] = None,
+        dpi: Annotated[int, Field(ge=36, le=300, description="resolution; the long side is capped at 1600 px")] = 110,
+    ) -> ToolResult:
+        png, info = _call(loader, render_page_tool, document, page, quote, bboxes, dpi)
+        return ToolResult(
+            content=[
+                Image(data=png, format="png").to_image_content(),
+                TextContent(type="text", text=info.model_dump_json()),
+            ],
+            structured_content=info.model_dump(),
+        )
+
+    mcp.tool(
+        locate_quote,
+        description=(
+            "Verify a quoted figure or sentence against a page and get the boxes of the exact text, one per line. "
+            "Matching tolerates whitespace, currency symbols, thousands separators, (1,234) for -1,234 and units "
+            "(52.00B = 52 billion = 52,000 million; 1.2亿 = 12,000万) but never accepts a different number. A short "
+            "figure that occurs several times is reported ambiguous (verified=false) with every candidate box. "
+            "If the quote is not on the page, the pages before and after are tried and the note says so. Use it "
+            "for every figure you state; report unverified quotes as unverified."
+        ),
+        annotations=READ_ONLY,
+    )
+    mcp.tool(
+        render_page,
+        description=(
+            "Render a page as a PNG image with a quote (located as by locate_quote) or given boxes highlighted in "
+            "yellow, so the evidence can be shown to the user. The long side is at most 1600 px."
+        ),
+        annotations=READ_ONLY,
+        output_schema=RenderedPage.model_json_schema(),
+    )
+    mcp.prompt(
+        due_diligence,
+        name="due_diligence",
+        description="Answer a question from the filings with verified, page-level citations.",
     )
     mcp.tool(
         get_page,

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from indexer.errors import NotFoundError
 from indexer.models import Box
-from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page
+from indexer.quotes import locate
+from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page, get_pages, pdf_path
+from indexer.render import render_png
 from indexer.retrieve import search
 from indexer.store import Manifest
 from mcp_server.types import (
@@ -14,6 +17,8 @@ from mcp_server.types import (
     DocumentList,
     PageLine,
     PageResult,
+    QuoteLocation,
+    RenderedPage,
     SearchHit,
     SearchResult,
     Source,
@@ -111,3 +116,52 @@ def coverage(manifest: Manifest) -> str:
         "documents: say so rather than guess."
     )
     return "\n".join(lines)
+
+
+def locate_quote_tool(index: LoadedIndex, document: str, page: int, quote: str) -> QuoteLocation:
+    meta = document_meta(index, document)
+    if not 1 <= page <= meta.pages:
+        raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
+    pages = get_pages(index, document)
+    found = locate(pages, page, quote)
+    where = pages[found.page - 1]
+    return QuoteLocation(
+        verified=found.verified,
+        match=found.match,
+        matched_text=found.matched_text,
+        document=document,
+        requested_page=page,
+        page=found.page,
+        bboxes=[_bbox(b) for b in found.boxes],
+        page_width=where.width,
+        page_height=where.height,
+        note=found.note,
+    )
+
+
+def render_page_tool(
+    index: LoadedIndex,
+    document: str,
+    page: int,
+    quote: str | None = None,
+    bboxes: list[BoundingBox] | None = None,
+    dpi: int = 110,
+) -> tuple[bytes, RenderedPage]:
+    """PNG bytes of the page with the quote (located first) or the given boxes highlighted, and what was drawn."""
+    get_page(index, document, page)  # validates the name and the page number
+    located = locate_quote_tool(index, document, page, quote) if quote else None
+    if located is not None and located.page != page:
+        page = located.page
+    boxes = [Box(**b.model_dump()) for b in (bboxes or [])] + (
+        [Box(**b.model_dump()) for b in located.bboxes] if located else []
+    )
+    rendered = render_png(pdf_path(index, document), page, boxes, dpi)
+    return rendered.png, RenderedPage(
+        document=document,
+        page=page,
+        width_px=rendered.width,
+        height_px=rendered.height,
+        scale=round(rendered.scale, 6),
+        highlighted=[_bbox(b) for b in boxes if b.page == page],
+        quote=located,
+    )

@@ -77,3 +77,26 @@ class PageResult(BaseModel):
     has_text: bool = Field(description="False for a scanned page without a text layer")
     text: str
     lines: list[PageLine]
+
+
+class QuoteLocation(BaseModel):
+    verified: bool = Field(description="True only when the quote was found on the page (or a neighbouring one)")
+    match: str = Field(description="exact, whitespace, numeric, alphanumeric, token (partial, unverified) or none")
+    matched_text: str = Field(description="the text on the page that matched, as printed")
+    document: str
+    requested_page: int
+    page: int = Field(description="the page the boxes are on (a neighbouring page when the note says so)")
+    bboxes: list[BoundingBox] = Field(description="one box per line of the matched text (all candidates if ambiguous)")
+    page_width: float
+    page_height: float
+    note: str = Field(description="why a quote is unverified or ambiguous, or where else it was found")
+
+
+class RenderedPage(BaseModel):
+    document: str
+    page: int
+    width_px: int
+    height_px: int
+    scale: float = Field(description="pixels per PDF point; a box maps to pixels by multiplying by this")
+    highlighted: list[BoundingBox]
+    quote: QuoteLocation | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import sys
 from pathlib import Path
@@ -11,6 +12,12 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+EVIDENCE_PNG = Path(__file__).resolve().parent.parent / "docs" / "evidence.png"
+CITATION = {
+    "document": "finglm_603339_四方科技_2019_年度报告_p1-12.pdf",
+    "page": 5,
+    "quote": "营业收入 1,175,301,034.32",
+}
 QUERIES = [
     {"query": "Best Buy revenue and comparable sales in the second quarter of fiscal 2024", "top_k": 3},
     {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润", "top_k": 3},
@@ -48,6 +55,19 @@ async def run(index: Path) -> int:
                 print("  error:", result.content[0].text)  # type: ignore[union-attr]
                 return 1
             _print_hits(result.structured_content or {})
+        print(f"\nlocate_quote {json.dumps(CITATION, ensure_ascii=False)}")
+        located = (await session.call_tool("locate_quote", CITATION)).structured_content or {}
+        print(f"  verified={located.get('verified')} match={located.get('match')} page={located.get('page')}")
+        for box in located.get("bboxes", []):
+            print(f"  box: x0={box['x0']:.1f} top={box['top']:.1f} x1={box['x1']:.1f} bottom={box['bottom']:.1f}")
+        rendered = await session.call_tool("render_page", {**CITATION, "dpi": 110})
+        image = next((block for block in rendered.content if block.type == "image"), None)
+        if image is None:
+            print("  render_page failed:", rendered.content[0].text)  # type: ignore[union-attr]
+            return 1
+        EVIDENCE_PNG.parent.mkdir(parents=True, exist_ok=True)
+        EVIDENCE_PNG.write_bytes(base64.b64decode(image.data))  # type: ignore[union-attr]
+        print(f"render_page → {EVIDENCE_PNG} ({EVIDENCE_PNG.stat().st_size:,} bytes)")
     return 0
 
 

@@ -49,13 +49,28 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
         )
         out["bad_regex"] = await session.call_tool("search_reports", {"query": "(unclosed", "use_regex": True})
         out["form"] = await session.call_tool("search_reports", {"query": "净利润", "form": "年报", "top_k": 3})
+        out["quote"] = await session.call_tool(
+            "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "营业收入 1,175,301,034.32"}
+        )
+        out["wrong_quote"] = await session.call_tool(
+            "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.33"}
+        )
+        out["long_quote"] = await session.call_tool(
+            "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "x" * 5000}
+        )
+        out["render"] = await session.call_tool(
+            "render_page", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32", "dpi": 72}
+        )
+        out["bad_dpi"] = await session.call_tool("render_page", {"document": SIFANG.name, "page": 5, "dpi": 1000})
+        out["prompts"] = (await session.list_prompts()).prompts
+        out["prompt"] = await session.get_prompt("due_diligence", {"question": "四方科技2019年营业收入是多少？"})
     return out
 
 
 def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     out = asyncio.run(_session_run(samples_index_dir, cache_dir))
     tools = {tool.name: tool for tool in out["tools"]}
-    assert set(tools) == {"list_documents", "search_reports", "get_page"}
+    assert set(tools) == {"list_documents", "search_reports", "get_page", "locate_quote", "render_page"}
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema and tool.output_schema["type"] == "object"
@@ -94,6 +109,19 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     assert out["bad_regex"].is_error and "invalid regular expression" in out["bad_regex"].content[0].text
     assert {h["source"]["document"] for h in out["form"].structured_content["hits"]} == {SIFANG.name}
     assert {"year", "form", "use_regex"} <= set(tools["search_reports"].input_schema["properties"])
+
+    quote = out["quote"].structured_content
+    assert quote["verified"] and quote["match"] == "exact" and quote["page"] == 5
+    assert len(quote["bboxes"]) == 1 and quote["bboxes"][0]["x1"] <= quote["page_width"]
+    assert not out["wrong_quote"].structured_content["verified"]
+    assert out["long_quote"].is_error and "2000" in out["long_quote"].content[0].text
+    kinds = [block.type for block in out["render"].content]
+    assert kinds[0] == "image" and out["render"].content[0].mime_type == "image/png"
+    assert out["render"].structured_content["quote"]["verified"]
+    assert out["bad_dpi"].is_error
+    assert [p.name for p in out["prompts"]] == ["due_diligence"]
+    text = out["prompt"].messages[0].content.text
+    assert "四方科技2019年营业收入是多少？" in text and "locate_quote" in text and "not found in the filings" in text
 
 
 def _rpc(method: str, params: dict[str, Any], ident: int | None) -> bytes:

@@ -1,0 +1,38 @@
+"""The `due_diligence` prompt: how a client model should answer from the filings with verified citations."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+
+def due_diligence(
+    question: Annotated[str, Field(description="the question to answer from the filings")],
+    documents: Annotated[
+        str | None, Field(description="optional file-name glob to stay within, e.g. '*2022*' or 'BESTBUY_*'")
+    ] = None,
+) -> str:
+    scope = (
+        f"Work only with documents matching `{documents}` (pass documents={documents!r} to search_reports)."
+        if documents
+        else "Call list_documents first to see which filings, companies and periods are available."
+    )
+    return f"""You are doing financial due diligence. Answer this question from the filings in the knowledge base:
+
+{question}
+
+How to work:
+1. {scope}
+2. Call search_reports with the key terms, figures and period (English or Chinese both work; the company, year
+   and form you name narrow the search). Search again with other words if the first results miss.
+3. Read the page behind each promising hit with get_page before you rely on it: tables continue, footnotes qualify.
+4. Quote figures and phrases verbatim, exactly as printed, wrapped as
+   <cite file="FILE.pdf" page="N">exact text</cite> — FILE is the document name from the tools, N the 1-based page.
+5. Verify every cited figure with locate_quote(document, page, quote). If it is not verified, fix the citation
+   from the page text or mark it "(unverified)". Never present an unverified figure as fact.
+6. To compare companies or periods, search each document separately (use `documents` or `company`) and cite each.
+7. If the filings do not contain the answer, say "not found in the filings" — do not estimate or use outside
+   knowledge. State any calculation you make, with the cited inputs.
+8. Optionally show the evidence with render_page(document, page, quote=...).
+"""
