@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import sys
 import time
@@ -15,7 +16,7 @@ from indexer import metadata
 from indexer.chunk import chunk_document, lexical_text, mark_furniture
 from indexer.dense import DenseIndex
 from indexer.embed import Embedder, make_embedder
-from indexer.errors import DocumentError, FilingsError, IndexLoadError
+from indexer.errors import DocumentError, FilingsError
 from indexer.lexical import Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
 from indexer.parse import PdfParser
@@ -26,8 +27,6 @@ from indexer.store import (
     Manifest,
     discard,
     publish,
-    read_chunks,
-    read_manifest,
     staging_folder,
     write_chunks,
     write_manifest,
@@ -77,21 +76,24 @@ def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[
 
 
 def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]:
-    """Vectors of the index being replaced, by chunk content hash, when it used the same embedder."""
+    """Vectors of the index being replaced, by chunk content hash, when it used the same embedder.
+
+    Read leniently (raw JSON, any schema version) so that an upgrade of the index format does not cost a
+    re-embedding: only the embedder id, the chunks' content hashes and the vectors are used.
+    """
     try:
-        manifest = read_manifest(index_dir)
-    except IndexLoadError:
-        return {}
-    if manifest.embedder is None or manifest.embedder.id != embedder_id:
-        return {}
-    try:
-        chunks = read_chunks(index_dir)
+        manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+        if (manifest.get("embedder") or {}).get("id") != embedder_id:
+            return {}
+        with (index_dir / "chunks.jsonl").open(encoding="utf-8") as handle:
+            hashes = [json.loads(line)["content_hash"] for line in handle if line.strip()]
         dense = DenseIndex.load(index_dir)
-    except (IndexLoadError, OSError, RuntimeError) as exc:
-        logger.warning("not reusing vectors from %s: %s", index_dir, exc)
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        if (index_dir / "manifest.json").exists():
+            logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
     vectors = dense.vectors()
-    return {chunks[int(row)].content_hash: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(chunks)}
+    return {hashes[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(hashes)}
 
 
 def embed_chunks(

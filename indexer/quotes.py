@@ -11,6 +11,7 @@ quote (a bare figure such as "4%") must occur exactly once on the page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -228,15 +229,16 @@ def check_quote(quote: str) -> str:
     return quote.strip()
 
 
-def locate(pages: list[Page], number: int, quote: str) -> Located:
-    """Locate on page ``number``; if it is not there, on the page before and after (reported in the note)."""
+def locate(page_of: Callable[[int], Page], count: int, number: int, quote: str) -> Located:
+    """Locate on page ``number`` (of ``count``, read with ``page_of``); if it is not there, on the page before and
+    after, which the note then names."""
     quote = check_quote(quote)
-    found = locate_on_page(pages[number - 1], quote)
+    found = locate_on_page(page_of(number), quote)
     if found.verified or found.match not in ("none", "token"):
         return found
     for neighbour in (number - 1, number + 1):
-        if 1 <= neighbour <= len(pages):
-            other = locate_on_page(pages[neighbour - 1], quote)
+        if 1 <= neighbour <= count:
+            other = locate_on_page(page_of(neighbour), quote)
             if other.verified:
                 note = f"not on page {number}; found on the neighbouring page {neighbour}"
                 return Located(True, other.match, other.matched_text, other.boxes, neighbour, note)

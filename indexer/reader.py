@@ -15,10 +15,12 @@ from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
 from indexer.lexical import Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
-from indexer.store import Manifest, pdf_file, read_chunks, read_manifest, read_pages
+from indexer.store import Manifest, pdf_file, read_chunks, read_manifest, read_page
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
 
 logger = logging.getLogger(__name__)
+
+PAGE_CACHE_SIZE = 256
 
 
 @dataclass
@@ -32,7 +34,7 @@ class LoadedIndex:
     tokenizer: Tokenizer
     documents: dict[str, DocumentMeta]
     chunk_document_rows: dict[str, np.ndarray]
-    _page_cache: dict[str, list[Page]]
+    _page_cache: dict[tuple[str, int], Page]
     _page_lock: threading.Lock
 
 
@@ -169,17 +171,18 @@ def get_page(index: LoadedIndex, document: str, page: int) -> Page:
     meta = document_meta(index, document)
     if not 1 <= page <= meta.pages:
         raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
-    return get_pages(index, document)[page - 1]
-
-
-def get_pages(index: LoadedIndex, document: str) -> list[Page]:
-    """All pages of a document (the last few documents read stay cached)."""
-    meta = document_meta(index, document)
+    key = (document, page)
     with index._page_lock:
-        pages = index._page_cache.get(document)
-        if pages is None:
-            pages = read_pages(index.folder, meta)
-            if len(index._page_cache) >= 8:
-                index._page_cache.pop(next(iter(index._page_cache)))
-            index._page_cache[document] = pages
-    return pages
+        cached = index._page_cache.get(key)
+    if cached is not None:
+        return cached
+    loaded = read_page(index.folder, meta, page)
+    with index._page_lock:
+        if len(index._page_cache) >= PAGE_CACHE_SIZE:
+            index._page_cache.pop(next(iter(index._page_cache)))
+        index._page_cache[key] = loaded
+    return loaded
+
+
+def page_count(index: LoadedIndex, document: str) -> int:
+    return document_meta(index, document).pages

@@ -10,6 +10,7 @@ question ─▶ document focus (company, year, form named in it) ─▶ expansio
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -18,9 +19,10 @@ from indexer.docmatch import DocumentFocus, focus
 from indexer.errors import QueryError
 from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
+from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Chunk
-from indexer.reader import LoadedIndex, allowed_rows, filter_documents
-from indexer.regex_search import regex_matches
+from indexer.reader import LoadedIndex, allowed_rows, filter_documents, get_page
+from indexer.regex_search import compile_pattern, regex_matches
 from indexer.routing import Route, route
 from indexer.sections import question_sections
 
@@ -53,6 +55,7 @@ class Hit(BaseModel):
     score: float
     kind: str
     section: str | None = None
+    highlights: list[Highlight] = Field(default_factory=list, description="query terms and figures in the passage")
     bm25_rank: int | None = Field(default=None, description="best rank in a BM25 list, 1-based; None if absent")
     dense_rank: int | None = Field(default=None, description="best rank in a dense list, 1-based; None if absent")
 
@@ -67,10 +70,11 @@ class SearchOptions:
     routing: bool = True
     document_focus: bool = True
     sections: bool = True
+    highlights: bool = True
 
 
 DEFAULT_OPTIONS = SearchOptions()
-PLAIN_OPTIONS = SearchOptions(expand=False, routing=False, document_focus=False, sections=False)
+PLAIN_OPTIONS = SearchOptions(expand=False, routing=False, document_focus=False, sections=False, highlights=False)
 
 
 @dataclass(frozen=True)
@@ -218,10 +222,19 @@ def search(
         ranks = best_rank[ranked.name.split(":")[0]]
         for rank, row in enumerate(ranked.rows, start=1):
             ranks[row] = min(rank, ranks.get(row, rank))
-    return [
+    hits = [
         _hit(index.chunks[row], score, best_rank["bm25"].get(row), best_rank["dense"].get(row))
         for score, row in _select(index, scored, top_k, options, plan)
     ]
+    return _with_highlights(index, hits, query_patterns(text, index.tokenizer)) if options.highlights else hits
+
+
+def _with_highlights(index: LoadedIndex, hits: list[Hit], patterns: list[re.Pattern[str]]) -> list[Hit]:
+    out = []
+    for hit in hits:
+        page = get_page(index, hit.document, hit.page)
+        out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns)}))
+    return out
 
 
 def _hit(chunk: Chunk, score: float, bm25_rank: int | None = None, dense_rank: int | None = None) -> Hit:
@@ -248,4 +261,5 @@ def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters,
     matches = regex_matches(pattern, rows, index.chunks)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
-    return [_hit(index.chunks[row], score) for score, row in _select(index, scored, top_k, options, plain)]
+    hits = [_hit(index.chunks[row], score) for score, row in _select(index, scored, top_k, options, plain)]
+    return _with_highlights(index, hits, [compile_pattern(pattern)]) if options.highlights else hits

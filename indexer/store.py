@@ -1,10 +1,10 @@
 """The index folder: manifest, chunks, per-document pages, BM25 and FAISS files; atomic publication.
 
-Layout (schema 1)::
+Layout (schema 2)::
 
     manifest.json          settings, embedder, tokenizer, chunking, documents, failures, counts
     chunks.jsonl           one Chunk per line; its line number is the chunk's row in BM25 and FAISS
-    pages/<sha12>.json     the document's pages: size, lines with boxes and spans
+    pages/<sha12>.jsonl    the document's pages, one per line: size, lines with boxes and spans (+ .offsets.npy)
     pdfs/<sha12>.pdf       the PDF as indexed (for rendering pages)
     bm25/                  bm25s index and vocabulary
     dense.faiss            FAISS IndexFlatIP over L2-normalised vectors (absent with --embedder none)
@@ -21,7 +21,8 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError
 
 from indexer import __version__
 from indexer.errors import IndexLoadError
@@ -29,10 +30,8 @@ from indexer.models import Chunk, DocumentMeta, Page
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MANIFEST = "manifest.json"
-
-_pages_adapter = TypeAdapter(list[Page])
 
 
 class EmbedderInfo(BaseModel):
@@ -61,7 +60,12 @@ class Manifest(BaseModel):
 
 
 def pages_file(folder: Path, meta: DocumentMeta) -> Path:
-    return folder / "pages" / f"{meta.sha256[:12]}.json"
+    """One page per line (JSON); ``.offsets.npy`` beside it holds each line's byte offset for random access."""
+    return folder / "pages" / f"{meta.sha256[:12]}.jsonl"
+
+
+def _offsets_file(pages: Path) -> Path:
+    return pages.with_suffix(".offsets.npy")
 
 
 def pdf_file(folder: Path, meta: DocumentMeta) -> Path:
@@ -72,6 +76,7 @@ def write_pdf(folder: Path, meta: DocumentMeta, source: Path) -> None:
     """Keep the indexed PDF inside the index (a hard link when possible) so pages render as they were indexed."""
     target = pdf_file(folder, meta)
     target.parent.mkdir(parents=True, exist_ok=True)
+    source = source.resolve()
     try:
         os.link(source, target)
     except OSError:
@@ -88,7 +93,13 @@ def write_chunks(folder: Path, chunks: list[Chunk]) -> None:
 def write_pages(folder: Path, meta: DocumentMeta, pages: list[Page]) -> None:
     target = pages_file(folder, meta)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(_pages_adapter.dump_json(pages))
+    offsets = []
+    with target.open("wb") as handle:
+        for page in pages:
+            offsets.append(handle.tell())
+            handle.write(page.model_dump_json().encode("utf-8"))
+            handle.write(b"\n")
+    np.save(_offsets_file(target), np.array(offsets, dtype=np.int64))
 
 
 def write_manifest(folder: Path, manifest: Manifest) -> None:
@@ -130,10 +141,25 @@ def read_chunks(folder: Path) -> list[Chunk]:
         ) from exc
 
 
+def read_page(folder: Path, meta: DocumentMeta, number: int) -> Page:
+    """Page ``number`` (1-based) of a document, read on its own (a seek and one line)."""
+    path = pages_file(folder, meta)
+    try:
+        offsets = np.load(_offsets_file(path), mmap_mode="r")
+        with path.open("rb") as handle:
+            handle.seek(int(offsets[number - 1]))
+            return Page.model_validate_json(handle.readline())
+    except (OSError, ValueError, IndexError) as exc:
+        if isinstance(exc, ValidationError):
+            raise IndexLoadError(f"{path} is damaged or from another version; rebuild the index") from exc
+        raise IndexLoadError(f"cannot read page {number} from {path} ({exc}); rebuild the index") from exc
+
+
 def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:
     path = pages_file(folder, meta)
     try:
-        return _pages_adapter.validate_json(path.read_bytes())
+        with path.open("rb") as handle:
+            return [Page.model_validate_json(line) for line in handle if line.strip()]
     except OSError as exc:
         raise IndexLoadError(f"cannot read {path} ({exc.strerror}); rebuild the index") from exc
     except ValidationError as exc:
@@ -142,10 +168,33 @@ def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:
         ) from exc
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_abandoned_staging(target: Path) -> list[Path]:
+    """Staging folders left by killed builds (their process is gone) are removed; running builds' are kept."""
+    removed = []
+    for folder in target.parent.glob(f".{target.name}.building-*"):
+        pid = folder.name.rsplit("-", 2)[-2] if folder.name.count("-") >= 2 else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
 def staging_folder(target: Path) -> Path:
-    """A fresh folder beside ``target`` (same file system, so the final rename is atomic)."""
+    """A fresh folder beside ``target`` (same file system, so the final rename is atomic), named with our pid."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-", dir=target.parent))
+    for folder in remove_abandoned_staging(target):
+        logger.warning("removed %s, left by an interrupted build", folder)
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-{os.getpid()}-", dir=target.parent))
 
 
 def publish(staging: Path, target: Path) -> None:

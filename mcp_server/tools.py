@@ -7,7 +7,7 @@ from collections import Counter
 from indexer.errors import NotFoundError
 from indexer.models import Box
 from indexer.quotes import locate
-from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page, get_pages, pdf_path
+from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page, pdf_path
 from indexer.render import render_png
 from indexer.retrieve import search
 from indexer.store import Manifest
@@ -15,6 +15,7 @@ from mcp_server.types import (
     BoundingBox,
     DocumentInfo,
     DocumentList,
+    HighlightBox,
     PageLine,
     PageResult,
     QuoteLocation,
@@ -61,6 +62,7 @@ def search_reports_tool(
                 content=hit.content,
                 source=Source(document=hit.document, page=hit.page, title=meta.title, company=meta.company),
                 bboxes=[_bbox(b) for b in hit.boxes],
+                highlights=[HighlightBox(text=h.text, bbox=_bbox(h.box)) for h in hit.highlights],
                 page_width=hit.page_width,
                 page_height=hit.page_height,
                 score=hit.score,
@@ -122,9 +124,8 @@ def locate_quote_tool(index: LoadedIndex, document: str, page: int, quote: str) 
     meta = document_meta(index, document)
     if not 1 <= page <= meta.pages:
         raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
-    pages = get_pages(index, document)
-    found = locate(pages, page, quote)
-    where = pages[found.page - 1]
+    found = locate(lambda n: get_page(index, document, n), meta.pages, page, quote)
+    where = get_page(index, document, found.page)
     return QuoteLocation(
         verified=found.verified,
         match=found.match,

@@ -41,10 +41,18 @@ class Source(BaseModel):
     company: str | None
 
 
+class HighlightBox(BaseModel):
+    text: str = Field(description="a query term or figure as printed in the passage")
+    bbox: BoundingBox
+
+
 class SearchHit(BaseModel):
     content: str = Field(description="the passage text as it appears on the page")
     source: Source
     bboxes: list[BoundingBox] = Field(description="one box per source line of the passage")
+    highlights: list[HighlightBox] = Field(
+        default_factory=list, description="boxes of the query's terms and figures (or regex matches) in the passage"
+    )
     page_width: float
     page_height: float
     score: float = Field(description="fused reciprocal-rank score; higher is better, comparable within one result")

@@ -1,6 +1,7 @@
 """Index builds: round trip through the folder, bad files, atomic publication, the vector cache."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -109,3 +110,17 @@ def test_unknown_schema_version_is_refused_with_advice(tmp_path: Path, cache_dir
 def test_missing_index_says_how_to_build_one(tmp_path: Path, cache_dir: Path) -> None:
     with pytest.raises(IndexLoadError, match="filings-index build"):
         load_index(tmp_path / "nothing", cache_dir)
+
+
+def test_a_killed_builds_staging_folder_is_cleaned_up(tmp_path: Path, cache_dir: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    abandoned = tmp_path / f".idx.building-{int(dead.stdout)}-abc123"
+    abandoned.mkdir()
+    (abandoned / "chunks.jsonl").write_text("partial")
+    running = tmp_path / f".idx.building-{os.getpid()}-def456"
+    running.mkdir()
+    build_index(_settings(_docs(tmp_path, BROKER), tmp_path / "idx", cache_dir))
+    assert not abandoned.exists() and running.exists()

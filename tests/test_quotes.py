@@ -6,7 +6,7 @@ import pytest
 from indexer.errors import QueryError
 from indexer.models import Box, Line, Page, Span
 from indexer.quotes import check_quote, locate, locate_on_page
-from indexer.reader import LoadedIndex, get_page, get_pages
+from indexer.reader import LoadedIndex, get_page, page_count
 from tests.conftest import BESTBUY_10Q, SIFANG
 
 
@@ -47,11 +47,10 @@ def test_exact_figure_in_a_chinese_table_and_its_box(samples_index: LoadedIndex)
 
 
 def test_multi_line_sentence_gets_one_box_per_line(samples_index: LoadedIndex) -> None:
-    pages = get_pages(samples_index, BESTBUY_10Q.name)
-    lines = [line.text for line in pages[16].lines]
+    lines = [line.text for line in get_page(samples_index, BESTBUY_10Q.name, 17).lines]
     start = next(n for n, text in enumerate(lines) if "decrease in revenue" in text.lower())
     quote = lines[start] + " " + lines[start + 1]
-    found = locate(pages, 17, quote)
+    found = locate(lambda n: get_page(samples_index, BESTBUY_10Q.name, n), 30, 17, quote)
     assert found.verified and found.match == "exact" and len(found.boxes) == 2
     assert found.boxes[0].bottom <= found.boxes[1].top + 1
     under = _chars_under(BESTBUY_10Q, 17, found.boxes)
@@ -89,8 +88,8 @@ def test_short_quote_must_be_unique() -> None:
 
 
 def test_neighbouring_page_is_tried_and_reported(samples_index: LoadedIndex) -> None:
-    pages = get_pages(samples_index, SIFANG.name)
-    found = locate(pages, 4, "1,175,301,034.32")
+    count = page_count(samples_index, SIFANG.name)
+    found = locate(lambda n: get_page(samples_index, SIFANG.name, n), count, 4, "1,175,301,034.32")
     assert found.verified and found.page == 5 and "neighbouring page 5" in found.note
 
 

@@ -133,3 +133,20 @@ def test_regex_mode_returns_passages_that_match(samples_index: LoadedIndex) -> N
         assert re.search(r"\$[\d,.]+\s*(?:million|billion)", hit.content, re.I)
     with pytest.raises(QueryError, match="invalid regular expression"):
         search(samples_index, "[unclosed", use_regex=True)
+
+
+def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_index: LoadedIndex) -> None:
+    hit = search(samples_index, "四方科技 营业收入 1,175,301,034.32", top_k=3)[0]
+    texts = [h.text for h in hit.highlights]
+    assert "1,175,301,034.32" in texts and "营业收入" in texts
+    assert "收入" not in texts  # the longer term wins, no overlapping boxes
+    figure = next(h for h in hit.highlights if h.text == "1,175,301,034.32")
+    under = _text_under(hit.document, hit.page, [figure.box])
+    assert _squash(under) == "1,175,301,034.32"
+    for h in hit.highlights:
+        assert any(abs(h.box.top - line.top) < 1.5 for line in hit.boxes)  # on the passage's own lines
+
+
+def test_regex_hits_highlight_the_matches(samples_index: LoadedIndex) -> None:
+    hit = search(samples_index, r"\$[\d,.]+\s*billion", top_k=1, use_regex=True)[0]
+    assert hit.highlights and all("billion" in h.text.lower() or h.text.startswith("$") for h in hit.highlights)

@@ -91,6 +91,7 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
 
     zh = out["zh"].structured_content
     assert any(h["source"]["document"] == SIFANG.name and h["source"]["page"] == 5 for h in zh["hits"])
+    assert any(m["text"] == "营业收入" for h in zh["hits"] for m in h["highlights"])
 
     filtered = out["filtered"].structured_content
     assert filtered["searched_documents"] == 1
