@@ -8,7 +8,7 @@ from pydantic import BaseModel
 
 from indexer.models import Box, Page
 from indexer.quotes import PageText, _digit_bounded
-from indexer.tokenize import Tokenizer, normalize_text
+from indexer.tokenize import Tokenizer, normalize_aligned, normalize_text
 
 MAX_HIGHLIGHTS = 40
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?%?")
@@ -41,8 +41,8 @@ def _inside(box: Box, lines: list[Box]) -> bool:
 
 def find_highlights(page: Page, line_boxes: list[Box], patterns: list[re.Pattern[str]]) -> list[Highlight]:
     """Matches of the patterns on the hit's own lines, one box per line they cover, in reading order."""
-    text = PageText.build(page)
-    lowered = "".join((normalize_text(char) or char)[:1] for char in text.text)  # one to one with text.text
+    text = PageText.build(page, only=lambda line: _inside(line.box, line_boxes))
+    lowered = normalize_aligned(text.text)
     found: list[tuple[int, Highlight]] = []
     taken: list[tuple[int, int]] = []
     for pattern in sorted(patterns, key=lambda p: -len(p.pattern)):  # longest first: 营业收入 before 收入

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from indexer.models import Box, Page
+from indexer.models import Box, Line, Page
 from indexer.tokenize import normalize_text
 
 MAX_QUOTE_CHARS = 2000
@@ -43,11 +43,14 @@ class PageText:
     origin: list[tuple[int, int, int] | None] = field(default_factory=list)  # (line, span, offset) per char
 
     @classmethod
-    def build(cls, page: Page) -> PageText:
+    def build(cls, page: Page, only: Callable[[Line], bool] | None = None) -> PageText:
+        """The page's text; with ``only``, just the lines it accepts (the others are skipped)."""
         out = cls(page)
         chars: list[str] = []
         for li, line in enumerate(page.lines):
-            if li:
+            if only is not None and not only(line):
+                continue
+            if chars:
                 chars.append("\n")
                 out.origin.append(None)
             cursor = 0

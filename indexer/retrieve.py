@@ -145,6 +145,13 @@ def _ranked_lists(
     return lists
 
 
+def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
+    """Whether some document in scope is written in another language than the query (or its language is unknown)."""
+    query_language = "zh" if re.search(r"[\u3400-\u9fff]", query) else "en"
+    names = scope if scope is not None else list(index.documents)
+    return any(index.documents[n].language != query_language for n in names)
+
+
 def _adjusted(chunk: Chunk, score: float, preferred: frozenset[str], sections: tuple[str, ...]) -> float:
     score *= DEMOTION.get(chunk.kind, 1.0)
     if preferred and chunk.document not in preferred:
@@ -212,6 +219,8 @@ def search(
     plan = route(text) if options.routing else Route("plain", 1.0, 1.0, 1.0)
     depth = int(max(MIN_RECALL, top_k * RECALL_FACTOR) * plan.recall_factor)
     variants = expand(text) if options.expand else [Variant(text, 1.0, "original")]
+    if not _crosses_languages(index, text, scope):
+        variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     lists = _ranked_lists(index, variants, plan, depth, allowed, options)
     sections = question_sections(text) if options.sections else ()
     fused = reciprocal_rank_fusion(lists)

@@ -27,18 +27,20 @@ _TOKEN_RE = re.compile(
 )
 
 
+_HALF_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def normalize_text(text: str) -> str:
     """Full-width → half-width and lower case, so that "１，２３４" and "1,234" tokenize alike."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if code == 0x3000:
-            out.append(" ")
-        elif 0xFF01 <= code <= 0xFF5E:
-            out.append(chr(code - 0xFEE0))
-        else:
-            out.append(char)
-    return "".join(out).lower()
+    return text.translate(_HALF_WIDTH).lower()
+
+
+def normalize_aligned(text: str) -> str:
+    """As :func:`normalize_text`, but always one character for one (lower() can lengthen a few letters)."""
+    normalized = normalize_text(text)
+    if len(normalized) == len(text):
+        return normalized
+    return "".join(normalize_text(char)[:1] or char for char in text)
 
 
 def normalize_number(raw: str) -> str:
