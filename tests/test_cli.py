@@ -1,0 +1,64 @@
+"""`filings-index` end to end through a subprocess: build (with a bad file), list, search; exit statuses."""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from indexer.reader import load_index
+from indexer.retrieve import search
+from mcp_server.tools import list_documents_tool
+from tests.conftest import BROKER, ROOT
+
+
+def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "indexer", "--cache-dir", str(cache), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def test_build_list_search_and_exit_statuses(tmp_path: Path, cache_dir: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(BROKER, docs / BROKER.name)
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.7\n garbage")
+    index = tmp_path / "idx"
+
+    built = _cli("build", str(docs), "--index", str(index), "--embedder", "none", "--json", cache=cache_dir)
+    assert built.returncode == 1, built.stderr  # one file failed, the other was indexed
+    summary = json.loads(built.stdout)
+    assert summary["documents"] == 1 and summary["pages"] == 4
+    assert [f["document"] for f in summary["failed"]] == ["broken.pdf"]
+
+    listed = _cli("list", "--index", str(index), cache=cache_dir)
+    assert listed.returncode == 0 and "高测股份 · 研报 · 2022-07-19" in listed.stdout
+
+    found = _cli("search", "目标价 评级", "--index", str(index), "--json", cache=cache_dir)
+    hits = json.loads(found.stdout)
+    assert found.returncode == 0 and hits and hits[0]["document"] == BROKER.name
+
+    missing = _cli("search", "x", "--index", str(tmp_path / "nowhere"), cache=cache_dir)
+    assert missing.returncode == 2 and "filings-index build" in missing.stderr
+
+    nothing = tmp_path / "empty"
+    nothing.mkdir()
+    empty = _cli("build", str(nothing), "--index", str(index), cache=cache_dir)
+    assert empty.returncode == 2 and "no .pdf files" in empty.stderr
+
+
+def test_bm25_only_index_is_served_without_dense_search(tmp_path: Path, cache_dir: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(BROKER, docs / BROKER.name)
+    assert (
+        _cli("build", str(docs), "--index", str(tmp_path / "idx"), "--embedder", "none", cache=cache_dir).returncode
+        == 0
+    )
+    index = load_index(tmp_path / "idx", cache_dir)
+    assert index.dense is None and not list_documents_tool(index).dense_search
+    hits = search(index, "金刚线 产能", top_k=3)
+    assert hits and all(h.dense_rank is None for h in hits)
