@@ -140,10 +140,6 @@ def filter_documents(
     return names
 
 
-def select_documents(index: LoadedIndex, documents: str | None, company: str | None) -> list[str] | None:
-    return filter_documents(index, documents, company)
-
-
 def allowed_rows(index: LoadedIndex, names: list[str] | None) -> np.ndarray | None:
     if names is None:
         return None
@@ -182,7 +178,3 @@ def get_page(index: LoadedIndex, document: str, page: int) -> Page:
             index._page_cache.pop(next(iter(index._page_cache)))
         index._page_cache[key] = loaded
     return loaded
-
-
-def page_count(index: LoadedIndex, document: str) -> int:
-    return document_meta(index, document).pages

@@ -86,10 +86,6 @@ class Filters:
     year: int | None = None
     form: str | None = None
 
-    @property
-    def any(self) -> bool:
-        return any(v is not None and v != "" for v in (self.documents, self.company, self.year, self.form))
-
 
 def check_query(query: str) -> str:
     text = " ".join(query.split())

@@ -3,9 +3,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pdfplumber
 import pytest
 
 from indexer.build import build_index
+from indexer.models import Box
 from indexer.reader import LoadedIndex, load_index
 from indexer.settings import BuildSettings
 
@@ -36,3 +38,23 @@ def samples_index_dir(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path)
 @pytest.fixture(scope="session")
 def samples_index(samples_index_dir: Path, cache_dir: Path) -> LoadedIndex:
     return load_index(samples_index_dir, cache_dir)
+
+
+def text_under(pdf: Path, page: int, boxes: list[Box], level: str = "words") -> str:
+    """pdfplumber's words (or characters) whose centres lie inside the boxes, box by box, left to right.
+
+    An independent second extractor: what a reader would see inside the boxes we return.
+    """
+    with pdfplumber.open(pdf) as document:
+        pdf_page = document.pages[page - 1]
+        items = pdf_page.extract_words() if level == "words" else pdf_page.chars
+    out = []
+    for box in boxes:
+        inside = [
+            item
+            for item in items
+            if box.x0 - 1 <= (item["x0"] + item["x1"]) / 2 <= box.x1 + 1
+            and box.top - 1 <= (item["top"] + item["bottom"]) / 2 <= box.bottom + 1
+        ]
+        out.append("".join(item["text"] for item in sorted(inside, key=lambda item: item["x0"])))
+    return "".join(out)

@@ -2,29 +2,16 @@
 
 from pathlib import Path
 
-import pdfplumber
 import pytest
 
 from indexer.errors import DocumentError
-from indexer.models import Box
 from indexer.parse import PdfParser
-from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
+from tests.conftest import BESTBUY_10Q, BROKER, SIFANG, text_under
 
 
 @pytest.fixture(scope="module")
 def parser() -> PdfParser:
     return PdfParser()
-
-
-def _words_in(pdf_page: pdfplumber.page.Page, box: Box) -> str:
-    """Text of pdfplumber's words whose centres lie inside ``box`` (an independent second extractor)."""
-    words = [
-        w
-        for w in pdf_page.extract_words(use_text_flow=False, keep_blank_chars=False)
-        if box.x0 - 1 <= (w["x0"] + w["x1"]) / 2 <= box.x1 + 1
-        and box.top - 1 <= (w["top"] + w["bottom"]) / 2 <= box.bottom + 1
-    ]
-    return "".join(w["text"] for w in sorted(words, key=lambda w: w["x0"]))
 
 
 def test_pages_are_numbered_from_one_with_their_size(parser: PdfParser) -> None:
@@ -49,8 +36,7 @@ def test_line_boxes_cover_the_same_words_as_pdfplumber(
 ) -> None:
     page = parser.parse(pdf)[page_number - 1]
     line = next(line for line in page.lines if line.text.startswith(needle))
-    with pdfplumber.open(pdf) as doc:
-        under_box = _words_in(doc.pages[page_number - 1], line.box)
+    under_box = text_under(pdf, page_number, [line.box])
     assert under_box.replace(" ", "") == line.text.replace(" ", "")
 
 

@@ -1,28 +1,12 @@
 """locate_quote on real pages: tiers, number forms, digit boundaries, short quotes, neighbours, boxes."""
 
-import pdfplumber
 import pytest
 
 from indexer.errors import QueryError
 from indexer.models import Box, Line, Page, Span
 from indexer.quotes import check_quote, locate, locate_on_page
-from indexer.reader import LoadedIndex, get_page, page_count
-from tests.conftest import BESTBUY_10Q, SIFANG
-
-
-def _chars_under(pdf_path, page: int, boxes: list[Box]) -> str:  # type: ignore[no-untyped-def]
-    with pdfplumber.open(pdf_path) as pdf:
-        chars = pdf.pages[page - 1].chars
-        out = []
-        for box in boxes:
-            inside = [
-                c
-                for c in chars
-                if box.x0 - 1 <= (c["x0"] + c["x1"]) / 2 <= box.x1 + 1
-                and box.top - 1 <= (c["top"] + c["bottom"]) / 2 <= box.bottom + 1
-            ]
-            out.append("".join(c["text"] for c in sorted(inside, key=lambda c: c["x0"])))
-    return "".join(out).replace(" ", "")
+from indexer.reader import LoadedIndex, document_meta, get_page
+from tests.conftest import BESTBUY_10Q, SIFANG, text_under
 
 
 def _page(*rows: list[str]) -> Page:
@@ -43,7 +27,7 @@ def test_exact_figure_in_a_chinese_table_and_its_box(samples_index: LoadedIndex)
     found = locate_on_page(page, "1,175,301,034.32")
     assert (found.verified, found.match, found.matched_text) == (True, "exact", "1,175,301,034.32")
     assert len(found.boxes) == 1
-    assert _chars_under(SIFANG, 5, found.boxes) == "1,175,301,034.32"
+    assert text_under(SIFANG, 5, found.boxes, level="chars") == "1,175,301,034.32"
 
 
 def test_multi_line_sentence_gets_one_box_per_line(samples_index: LoadedIndex) -> None:
@@ -53,7 +37,7 @@ def test_multi_line_sentence_gets_one_box_per_line(samples_index: LoadedIndex) -
     found = locate(lambda n: get_page(samples_index, BESTBUY_10Q.name, n), 30, 17, quote)
     assert found.verified and found.match == "exact" and len(found.boxes) == 2
     assert found.boxes[0].bottom <= found.boxes[1].top + 1
-    under = _chars_under(BESTBUY_10Q, 17, found.boxes)
+    under = text_under(BESTBUY_10Q, 17, found.boxes, level="chars").replace(" ", "")
     assert under == quote.replace(" ", "")
 
 
@@ -88,7 +72,7 @@ def test_short_quote_must_be_unique() -> None:
 
 
 def test_neighbouring_page_is_tried_and_reported(samples_index: LoadedIndex) -> None:
-    count = page_count(samples_index, SIFANG.name)
+    count = document_meta(samples_index, SIFANG.name).pages
     found = locate(lambda n: get_page(samples_index, SIFANG.name, n), count, 4, "1,175,301,034.32")
     assert found.verified and found.page == 5 and "neighbouring page 5" in found.note
 

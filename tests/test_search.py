@@ -1,12 +1,11 @@
 """Search over the four committed samples (default embedder): real pages, real text, real boxes."""
 
-import pdfplumber
 import pytest
 
 from indexer.errors import NotFoundError, QueryError
 from indexer.reader import LoadedIndex, get_page
 from indexer.retrieve import search
-from tests.conftest import SAMPLES, SIFANG
+from tests.conftest import SAMPLES, SIFANG, text_under
 
 
 def _squash(text: str) -> str:
@@ -14,21 +13,6 @@ def _squash(text: str) -> str:
     for dash in "—–−":
         text = text.replace(dash, "-")
     return "".join(text.split())
-
-
-def _text_under(pdf_name: str, page: int, boxes) -> str:  # type: ignore[no-untyped-def]
-    with pdfplumber.open(SAMPLES / pdf_name) as doc:
-        words = doc.pages[page - 1].extract_words()
-    inside = []
-    for box in boxes:
-        row = [
-            w
-            for w in words
-            if box.x0 - 1 <= (w["x0"] + w["x1"]) / 2 <= box.x1 + 1
-            and box.top - 1 <= (w["top"] + w["bottom"]) / 2 <= box.bottom + 1
-        ]
-        inside.append("".join(w["text"] for w in sorted(row, key=lambda w: w["x0"])))
-    return "".join(inside)
 
 
 def test_english_question_finds_the_revenue_page(samples_index: LoadedIndex) -> None:
@@ -49,7 +33,7 @@ def test_chinese_question_finds_the_key_figures_page(samples_index: LoadedIndex)
 def test_words_inside_a_hits_boxes_are_its_text(samples_index: LoadedIndex) -> None:
     for query in ("Adjusted Property EBITDAR Las Vegas Strip", "扣除非经常性损益的净利润"):
         for hit in search(samples_index, query, top_k=3):
-            under = _text_under(hit.document, hit.page, hit.boxes)
+            under = text_under(SAMPLES / hit.document, hit.page, hit.boxes)
             assert _squash(under) == _squash(hit.content)
 
 
@@ -141,7 +125,7 @@ def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_index: LoadedIn
     assert "1,175,301,034.32" in texts and "营业收入" in texts
     assert "收入" not in texts  # the longer term wins, no overlapping boxes
     figure = next(h for h in hit.highlights if h.text == "1,175,301,034.32")
-    under = _text_under(hit.document, hit.page, [figure.box])
+    under = text_under(SAMPLES / hit.document, hit.page, [figure.box])
     assert _squash(under) == "1,175,301,034.32"
     for h in hit.highlights:
         assert any(abs(h.box.top - line.top) < 1.5 for line in hit.boxes)  # on the passage's own lines
