@@ -7,7 +7,7 @@ import re
 from pydantic import BaseModel
 
 from indexer.models import Box, Page
-from indexer.quotes import PageText, _digit_bounded
+from indexer.quotes import PageText, digit_bounded
 from indexer.tokenize import Tokenizer, normalize_aligned, normalize_text
 
 MAX_HIGHLIGHTS = 40
@@ -48,7 +48,7 @@ def find_highlights(page: Page, line_boxes: list[Box], patterns: list[re.Pattern
     for pattern in sorted(patterns, key=lambda p: -len(p.pattern)):  # longest first: 营业收入 before 收入
         for match in pattern.finditer(lowered):
             start, end = match.span()
-            if any(start < e and s < end for s, e in taken) or not _digit_bounded(lowered, start, end):
+            if any(start < e and s < end for s, e in taken) or not digit_bounded(lowered, start, end):
                 continue
             boxes = [box for box in text.boxes(start, end) if _inside(box, line_boxes)]
             found.extend((start, Highlight(text=text.text[start:end], box=box)) for box in boxes)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from indexer.errors import QueryError
 from indexer.models import Box, Line, Page
 from indexer.tokenize import normalize_text
 
@@ -117,7 +118,7 @@ def _normalized(text: str, keep: re.Pattern[str] | None, drop_space: bool) -> tu
     return "".join(out), index
 
 
-def _digit_bounded(text: str, start: int, end: int) -> bool:
+def digit_bounded(text: str, start: int, end: int) -> bool:
     """The match neither starts nor ends inside a longer number ("234" in "1,234", "1,23" in "1,234")."""
 
     def in_number(digit: str, neighbour: str, beyond: str) -> bool:
@@ -140,7 +141,7 @@ def _find_all(page_text: str, quote: str, keep: re.Pattern[str] | None, drop_spa
     start = norm_page.find(norm_quote)
     while start >= 0:
         begin, end = page_index[start], page_index[start + len(norm_quote) - 1] + 1
-        if _digit_bounded(page_text, begin, end):
+        if digit_bounded(page_text, begin, end):
             found.append((begin, end))
         start = norm_page.find(norm_quote, start + 1)
     return found
@@ -220,8 +221,6 @@ def _distinctive_token(quote: str) -> str | None:
 
 
 def check_quote(quote: str) -> str:
-    from indexer.errors import QueryError
-
     text = " ".join(quote.split())
     if not text:
         raise QueryError("the quote is empty; pass the exact text or figure to verify, e.g. '394,328' or a sentence")
