@@ -17,7 +17,7 @@ from indexer.chunk import chunk_document, lexical_text, mark_furniture
 from indexer.dense import DenseIndex
 from indexer.embed import Embedder, make_embedder
 from indexer.errors import DocumentError, FilingsError
-from indexer.lexical import Bm25Index
+from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
 from indexer.parse import PdfParser
 from indexer.settings import BuildSettings
@@ -33,11 +33,13 @@ from indexer.store import (
     write_pages,
     write_pdf,
 )
+from indexer.tables import with_tables
 from indexer.tokenize import Tokenizer
 
 logger = logging.getLogger(__name__)
 
-# Chunk kinds that are embedded; boilerplate and contents pages are BM25-only.
+# Chunk kinds that are embedded; boilerplate, contents pages and table rows (their line is in a body chunk)
+# are BM25-only.
 EMBEDDED_KINDS = frozenset({"body"})
 
 
@@ -48,6 +50,7 @@ class BuildReport:
     pages: int = 0
     pages_without_text: int = 0
     chunks: int = 0
+    table_rows: int = 0
     embedded: int = 0
     reused_vectors: int = 0
     failures: list[Failure] = field(default_factory=list)
@@ -128,7 +131,7 @@ def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildRep
         for path in paths:
             name = path.relative_to(settings.docs_dir).as_posix()
             try:
-                pages = mark_furniture(parser.parse(path), settings.chunking)
+                pages = with_tables(mark_furniture(parser.parse(path), settings.chunking))
             except DocumentError as exc:
                 report.failures.append(Failure(document=name, reason=exc.reason))
                 logger.warning("skipped %s: %s", name, exc.reason)
@@ -171,12 +174,16 @@ def build_index(settings: BuildSettings) -> BuildReport:
     report.pages = sum(meta.pages for meta, _, _, _ in parsed)
     report.pages_without_text = sum(len(meta.pages_without_text) for meta, _, _, _ in parsed)
     report.chunks = len(chunks)
+    report.table_rows = sum(1 for chunk in chunks if chunk.kind == "table_row")
 
     staging = staging_folder(settings.index_dir)
     try:
         t0 = time.perf_counter()
-        bm25 = Bm25Index.build(tokenizer.tokenize_many([lexical_text(c) for c in chunks]), settings.bm25)
-        bm25.save(staging / "bm25")
+        for folder, wanted in (("bm25", False), (TABLE_ROWS_BM25, True)):
+            rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
+            tokens = tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows])
+            bm25 = Bm25Index.build(tokens, settings.bm25, np.array(rows, dtype=np.int64), len(chunks))
+            bm25.save(staging / folder)
         report.seconds["tokenize+bm25"] = time.perf_counter() - t0
         embedder_info = None
         if embedder is not None:

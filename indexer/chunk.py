@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from indexer.models import Chunk, Line, Page
 from indexer.sections import LONG_SECTIONS, find_heading
+from indexer.tables import row_text
 
 
 @dataclass(frozen=True)
@@ -157,8 +158,38 @@ def chunk_page(
     return chunks
 
 
+def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk]) -> list[Chunk]:
+    """One chunk per table row, its header repeated (see :func:`row_text`), pointing at the body chunk that
+    holds the row's printed line (``parent``), with the section of that chunk."""
+    chunks: list[Chunk] = []
+    for t, table in enumerate(page.tables):
+        for r, row in enumerate(table.rows):
+            text = row_text(table, row)
+            first = row.boxes[0]
+            parent = next((c for c in body if any(abs(b.top - first.top) < 1.0 for b in c.boxes)), None)
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{doc_sha[:12]}-p{page.number}-t{t}r{r}",
+                    document=document,
+                    page=page.number,
+                    page_width=page.width,
+                    page_height=page.height,
+                    text=text,
+                    boxes=row.boxes,
+                    kind="table_row",
+                    section=parent.section if parent else None,
+                    heading=parent.heading if parent else None,
+                    content_hash=content_hash(text),
+                    parent=parent.chunk_id if parent else None,
+                    table_row=row,
+                )
+            )
+    return chunks
+
+
 def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
-    """All chunks of a document; each page's section is its own heading or the last one seen before it."""
+    """All chunks of a document, each page's passages followed by its table rows; each page's section is its
+    own heading or the last one seen before it."""
     chunks: list[Chunk] = []
     section: str | None = None
     heading: str | None = None
@@ -178,6 +209,7 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
         if heading is not None:
             page_chunks = [c.model_copy(update={"heading": heading}) for c in page_chunks]
         chunks.extend(page_chunks)
+        chunks.extend(table_row_chunks(document, doc_sha, page, page_chunks))
     return chunks
 
 

@@ -68,6 +68,7 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         "pages": report.pages,
         "pages_without_text": report.pages_without_text,
         "chunks": report.chunks,
+        "table_rows": report.table_rows,
         "embedded_chunks": report.embedded,
         "reused_vectors": report.reused_vectors,
         "failed": [f.model_dump() for f in report.failures],
@@ -77,6 +78,7 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         print(json.dumps(summary, ensure_ascii=False, indent=2))
         return
     print(f"Indexed {report.documents} documents, {report.pages} pages, {report.chunks} chunks into {report.index_dir}")
+    print(f"  table rows indexed as chunks: {report.table_rows}")
     print(f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index)")
     print(f"  pages without text: {report.pages_without_text}")
     print("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))

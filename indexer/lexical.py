@@ -34,38 +34,63 @@ def top_rows(scores: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np
     return order.astype(np.int64), scores[order].astype(np.float32)
 
 
+ROWS_FILE = "rows.npy"
+TABLE_ROWS_BM25 = "bm25_table_rows"  # the index folder of the table rows' BM25 (passages: "bm25")
+
+
 class Bm25Index:
-    def __init__(self, retriever: object, size: int) -> None:
+    """BM25 over some of an index's chunks (``rows``: their chunk rows), scored in chunk-row space.
+
+    An index keeps two: one over passages and one over table rows, so that thousands of short table rows
+    change neither the passages' IDF and length normalisation nor their place in the passage ranking.
+    """
+
+    def __init__(self, retriever: object, rows: np.ndarray, size: int) -> None:
         self._retriever = retriever
-        self.size = size
+        self.rows = rows
+        self.size = size  # chunk rows in the whole index
         self._vocab: dict[str, int] = getattr(retriever, "vocab_dict", {}) or {}
 
     @classmethod
-    def build(cls, corpus_tokens: list[list[str]], settings: Bm25Settings) -> Bm25Index:
+    def build(
+        cls,
+        corpus_tokens: list[list[str]],
+        settings: Bm25Settings,
+        rows: np.ndarray | None = None,
+        size: int | None = None,
+    ) -> Bm25Index:
+        """Index ``corpus_tokens``, the documents at chunk ``rows`` (default 0..n-1) of an index of ``size``."""
         import bm25s
 
         retriever = bm25s.BM25(method=settings.method, k1=settings.k1, b=settings.b)
         # bm25s cannot index an empty corpus or an all-empty document list; a placeholder token keeps rows aligned.
         safe = [tokens if tokens else ["\u2400"] for tokens in corpus_tokens] or [["\u2400"]]
         retriever.index(safe, show_progress=False)
-        return cls(retriever, len(corpus_tokens))
+        rows = np.arange(len(corpus_tokens), dtype=np.int64) if rows is None else rows.astype(np.int64)
+        return cls(retriever, rows, len(corpus_tokens) if size is None else size)
 
     def save(self, folder: Path) -> None:
         self._retriever.save(str(folder), show_progress=False)  # type: ignore[attr-defined]
+        np.save(folder / ROWS_FILE, self.rows)
 
     @classmethod
     def load(cls, folder: Path, size: int, *, mmap: bool = False) -> Bm25Index:
         import bm25s
 
         retriever = bm25s.BM25.load(str(folder), mmap=mmap, show_progress=False)
-        return cls(retriever, size)
+        rows_file = folder / ROWS_FILE
+        rows = np.load(rows_file) if rows_file.exists() else np.arange(size, dtype=np.int64)
+        return cls(retriever, rows, size)
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
+        """A score for every chunk row of the index (0 for rows this BM25 does not cover)."""
         known = [t for t in query_tokens if t in self._vocab]
-        if not known or self.size == 0:
-            return np.zeros(self.size, dtype=np.float32)
+        out = np.zeros(self.size, dtype=np.float32)
+        if not known or self.rows.size == 0:
+            return out
         raw = self._retriever.get_scores(known)  # type: ignore[attr-defined]
-        return np.asarray(raw, dtype=np.float32)[: self.size]
+        out[self.rows] = np.asarray(raw, dtype=np.float32)[: self.rows.size]
+        return out
 
     def top_k(
         self, query_tokens: list[str], k: int, allowed: np.ndarray | None = None

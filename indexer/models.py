@@ -50,12 +50,59 @@ class Line(BaseModel):
     furniture: bool = Field(default=False, description="running header/footer or page number")
 
 
+class Cell(BaseModel):
+    """One value of a table row, under its column's header (periods, units), with one box per printed line."""
+
+    model_config = ConfigDict(frozen=True)
+
+    column: int = Field(description="0-based value column, left to right (the row label is not a column)")
+    header: str = Field(description="the column's header text as printed above it, '' if none")
+    text: str
+    boxes: list[Box]
+
+
+class TableRow(BaseModel):
+    """A row of a table: its label (with the group label above it, if any) and its values."""
+
+    model_config = ConfigDict(frozen=True)
+
+    label: str
+    group: str | None = Field(default=None, description="a label-only line above the row, e.g. 'Current assets:'")
+    cells: list[Cell]
+    boxes: list[Box] = Field(description="the label's and the cells' boxes")
+    total: bool = Field(default=False, description="a 'Total …' / 合计 row")
+
+
+class Table(BaseModel):
+    """A table found on a page: rows of labelled values with their column headers."""
+
+    page: int
+    box: Box
+    title: str | None = Field(default=None, description="the line printed just above the table, if any")
+    columns: list[str] = Field(description="header text of each value column")
+    rows: list[TableRow]
+
+
+class TableRegion(BaseModel):
+    """Where a parser saw a table: its box and the vertical band of each of its rows (PDF points, top-left)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    row_bands: tuple[tuple[float, float], ...] = ()
+
+
 class Page(BaseModel):
     number: int
     width: float
     height: float
     lines: list[Line]
     has_text: bool = True
+    tables: list[Table] = Field(default_factory=list)
+    regions: list[TableRegion] = Field(default_factory=list, exclude=True, description="parser's table blocks")
 
     @property
     def text(self) -> str:
@@ -90,7 +137,9 @@ class Chunk(BaseModel):
     page_height: float
     text: str
     boxes: list[Box]
-    kind: str = Field(default="body", description="body, contents or boilerplate")
+    kind: str = Field(default="body", description="body, contents, boilerplate or table_row")
     section: str | None = Field(default=None, description="income_statement, balance_sheet, cash_flow, mdna, …")
     heading: str | None = Field(default=None, description="the heading of that section, as printed")
     content_hash: str
+    parent: str | None = Field(default=None, description="for a table row: the body chunk that holds its line")
+    table_row: TableRow | None = Field(default=None, description="for a table row: its cells with headers and boxes")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from indexer.errors import DocumentError, FilingsError
 from indexer.lines import RawItem, group_lines
-from indexer.models import Page
+from indexer.models import Page, TableRegion
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +63,24 @@ def find_tessdata(explicit: Path | None) -> Path:
     )
 
 
+def _table_regions(blocks: list) -> list[TableRegion]:  # type: ignore[type-arg]
+    """The parser's table blocks as regions with one vertical band per row."""
+    regions = []
+    for block in blocks:
+        if block.kind != "table" or block.bbox is None:
+            continue
+        bands = []
+        for row in block.rows or []:
+            boxes = [cell.bbox for cell in row if cell.bbox is not None and cell.text.strip()]
+            if boxes:
+                bands.append((min(b.y for b in boxes), max(b.y + b.height for b in boxes)))
+        box = block.bbox
+        regions.append(
+            TableRegion(x0=box.x, top=box.y, x1=box.x + box.width, bottom=box.y + box.height, row_bands=tuple(bands))
+        )
+    return regions
+
+
 class PdfParser:
     """Parses PDFs into :class:`Page` records. One instance can parse many files."""
 
@@ -73,7 +91,13 @@ class PdfParser:
         options: dict[str, object] = {}
         if ocr:
             options = {"tessdata_path": str(find_tessdata(tessdata)), "ocr_language": "+".join(OCR_LANGUAGES)}
-        self._parser = LiteParse(ocr_enabled=ocr, quiet=True, password=password, **options)  # type: ignore[arg-type]
+        self._parser = LiteParse(
+            ocr_enabled=ocr,
+            quiet=True,
+            password=password,
+            extract_blocks=True,  # layout blocks tell where tables are and which lines make a row
+            **options,  # type: ignore[arg-type]
+        )
 
     def parse(self, path: Path) -> list[Page]:
         """Return every page of ``path``, numbered from 1; raise :class:`DocumentError` with a reason."""
@@ -96,6 +120,7 @@ class PdfParser:
                     height=parsed.height,
                     lines=lines,
                     has_text=chars >= MIN_PAGE_CHARS,
+                    regions=_table_regions(parsed.blocks or []),
                 )
             )
         if not pages:

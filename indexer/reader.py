@@ -13,7 +13,7 @@ import numpy as np
 from indexer.dense import DenseIndex
 from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
-from indexer.lexical import Bm25Index
+from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
 from indexer.store import Manifest, pdf_file, read_chunks, read_manifest, read_page
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
@@ -28,12 +28,14 @@ class LoadedIndex:
     folder: Path
     manifest: Manifest
     chunks: list[Chunk]
-    bm25: Bm25Index
+    bm25: Bm25Index  # over passages
+    bm25_rows: Bm25Index | None  # over table rows (None in an index built before tables were indexed)
     dense: DenseIndex | None
     embedder: Embedder | None
     tokenizer: Tokenizer
     documents: dict[str, DocumentMeta]
     chunk_document_rows: dict[str, np.ndarray]
+    parent_rows: np.ndarray  # for a table-row chunk, the row of the body chunk holding its line; else itself
     _page_cache: dict[tuple[str, int], Page]
     _page_lock: threading.Lock
 
@@ -54,6 +56,8 @@ def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> 
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
     bm25 = Bm25Index.load(folder / "bm25", len(chunks))
+    table_rows = folder / TABLE_ROWS_BM25
+    bm25_rows = Bm25Index.load(table_rows, len(chunks)) if table_rows.exists() else None
     dense = embedder = None
     if manifest.embedder is not None and with_embedder:
         try:
@@ -67,6 +71,8 @@ def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> 
                 "install the same version or rebuild the index"
             )
         dense = DenseIndex.load(folder)
+    row_of = {chunk.chunk_id: row for row, chunk in enumerate(chunks)}
+    parents = np.array([row_of.get(c.parent, row) if c.parent else row for row, c in enumerate(chunks)], np.int64)
     rows_by_doc: dict[str, list[int]] = {}
     for row, chunk in enumerate(chunks):
         rows_by_doc.setdefault(chunk.document, []).append(row)
@@ -75,11 +81,13 @@ def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> 
         manifest=manifest,
         chunks=chunks,
         bm25=bm25,
+        bm25_rows=bm25_rows,
         dense=dense,
         embedder=embedder,
         tokenizer=tokenizer,
         documents={meta.document: meta for meta in manifest.documents},
         chunk_document_rows={doc: np.array(rows, dtype=np.int64) for doc, rows in rows_by_doc.items()},
+        parent_rows=parents,
         _page_cache={},
         _page_lock=threading.Lock(),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from indexer.errors import NotFoundError
-from indexer.models import Box
+from indexer.models import Box, Cell
 from indexer.quotes import locate
 from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page, pdf_path
 from indexer.render import render_png
@@ -18,11 +18,15 @@ from mcp_server.types import (
     HighlightBox,
     PageLine,
     PageResult,
+    PageTable,
+    PageTableRow,
     QuoteLocation,
     RenderedPage,
     SearchHit,
     SearchResult,
     Source,
+    TableCell,
+    TableRowEvidence,
 )
 
 _LISTED_DOCUMENTS = 25
@@ -30,6 +34,10 @@ _LISTED_DOCUMENTS = 25
 
 def _bbox(box: Box) -> BoundingBox:
     return BoundingBox(page=box.page, x0=box.x0, top=box.top, x1=box.x1, bottom=box.bottom)
+
+
+def _cells(cells: list[Cell]) -> list[TableCell]:
+    return [TableCell(column=c.column, header=c.header, text=c.text, bboxes=[_bbox(b) for b in c.boxes]) for c in cells]
 
 
 def list_documents_tool(index: LoadedIndex) -> DocumentList:
@@ -69,6 +77,14 @@ def search_reports_tool(
                 chunk_id=hit.chunk_id,
                 kind=hit.kind,
                 section=hit.section,
+                table_row=None
+                if hit.table_row is None
+                else TableRowEvidence(
+                    text=hit.table_row.text,
+                    label=hit.table_row.label,
+                    cells=_cells(hit.table_row.cells),
+                    bboxes=[_bbox(b) for b in hit.table_row.boxes],
+                ),
             )
         )
     return SearchResult(
@@ -91,6 +107,18 @@ def get_page_tool(index: LoadedIndex, document: str, page: int) -> PageResult:
         has_text=record.has_text,
         text=record.text,
         lines=[PageLine(text=line.text, bbox=_bbox(line.box), furniture=line.furniture) for line in record.lines],
+        tables=[
+            PageTable(
+                title=table.title,
+                columns=table.columns,
+                bbox=_bbox(table.box),
+                rows=[
+                    PageTableRow(label=row.label, group=row.group, total=row.total, cells=_cells(row.cells))
+                    for row in table.rows
+                ],
+            )
+            for table in record.tables
+        ],
     )
 
 

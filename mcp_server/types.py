@@ -46,6 +46,20 @@ class HighlightBox(BaseModel):
     bbox: BoundingBox
 
 
+class TableCell(BaseModel):
+    column: int = Field(description="0-based value column, left to right")
+    header: str = Field(description="the column's header as printed (periods, units); '' if none")
+    text: str = Field(description="the figure as printed")
+    bboxes: list[BoundingBox]
+
+
+class TableRowEvidence(BaseModel):
+    text: str = Field(description="title | label | header: figure | … — the row with its headers, quotable")
+    label: str
+    cells: list[TableCell]
+    bboxes: list[BoundingBox] = Field(description="the row's label and cells")
+
+
 class SearchHit(BaseModel):
     content: str = Field(description="the passage text as it appears on the page")
     source: Source
@@ -57,9 +71,12 @@ class SearchHit(BaseModel):
     page_height: float
     score: float = Field(description="fused reciprocal-rank score; higher is better, comparable within one result")
     chunk_id: str
-    kind: str = Field(description="body, or boilerplate/contents (ranked last)")
+    kind: str = Field(description="body; boilerplate/contents (ranked last); table_row (a row outside any passage)")
     section: str | None = Field(
         default=None, description="income_statement, balance_sheet, cash_flow, key_figures, mdna, notes, … if known"
+    )
+    table_row: TableRowEvidence | None = Field(
+        default=None, description="the table row on this page that best matches the query, with its column headers"
     )
 
 
@@ -76,6 +93,20 @@ class PageLine(BaseModel):
     furniture: bool = Field(description="running header/footer or page number")
 
 
+class PageTableRow(BaseModel):
+    label: str
+    group: str | None = Field(description="the label-only line the row sits under, e.g. 'Current assets:'")
+    total: bool = Field(description="a 'Total …' / 合计 row")
+    cells: list[TableCell]
+
+
+class PageTable(BaseModel):
+    title: str | None = Field(description="the line(s) printed just above the table")
+    columns: list[str] = Field(description="header of each value column as printed")
+    bbox: BoundingBox
+    rows: list[PageTableRow]
+
+
 class PageResult(BaseModel):
     document: str
     page: int
@@ -85,6 +116,7 @@ class PageResult(BaseModel):
     has_text: bool = Field(description="False for a scanned page without a text layer")
     text: str
     lines: list[PageLine]
+    tables: list[PageTable] = Field(default_factory=list, description="tables found on the page, row by row")
 
 
 class QuoteLocation(BaseModel):

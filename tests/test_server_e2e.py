@@ -40,6 +40,7 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
             "search_reports", {"query": "net revenues", "documents": "BESTBUY*", "top_k": 2}
         )
         out["page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 5})
+        out["table"] = await session.call_tool("search_reports", {"query": "四方科技 2019年 总资产", "top_k": 3})
         out["bad_doc"] = await session.call_tool("get_page", {"document": "../../etc/passwd", "page": 1})
         out["bad_page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 13})
         out["empty"] = await session.call_tool("search_reports", {"query": "   "})
@@ -100,6 +101,13 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     page = out["page"].structured_content
     assert page["page"] == 5 and page["page_count"] == 12 and page["width"] > 500
     assert any(line["text"].startswith("营业收入 1,175,301,034.32") for line in page["lines"])
+    table = next(t for t in page["tables"] if any(r["label"] == "营业收入" for r in t["rows"]))
+    revenue = next(r for r in table["rows"] if r["label"] == "营业收入")
+    first = revenue["cells"][0]
+    assert (first["header"], first["text"]) == ("2019年", "1,175,301,034.32")
+    row = out["table"].structured_content["hits"][0]["table_row"]
+    assert row["label"] == "总资产" and row["cells"][0]["text"] == "2,464,948,703.85"
+    assert row["cells"][0]["bboxes"][0]["page"] == 5
 
     assert out["bad_doc"].is_error and "valid names are" in out["bad_doc"].content[0].text
     assert out["bad_page"].is_error and "pages 1 to 12" in out["bad_page"].content[0].text

@@ -1,0 +1,143 @@
+"""Tables: rows, column headers, cell boxes and totals on real pages; table rows as search evidence."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from indexer.chunk import ChunkSettings, mark_furniture
+from indexer.models import Page, Table
+from indexer.parse import PdfParser
+from indexer.reader import LoadedIndex
+from indexer.retrieve import search
+from indexer.tables import check_totals, find_tables, is_value, parse_value
+from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, text_under
+
+NICS = ROOT / "tests" / "pdfs" / "pdfplumber_nics-background-checks-2015-11.pdf"
+
+
+@pytest.fixture(scope="module")
+def parsed() -> dict[str, list[Page]]:
+    parser = PdfParser()
+    return {path.name: mark_furniture(parser.parse(path), ChunkSettings()) for path in (NICS, BESTBUY_10Q, SIFANG)}
+
+
+def _tables(parsed: dict[str, list[Page]], path: Path, page: int) -> list[Table]:
+    return find_tables(parsed[path.name][page - 1])
+
+
+def _row(table: Table, label: str):  # type: ignore[no-untyped-def]
+    return next(r for r in table.rows if r.label == label)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1,234", True), ("(1,234)", True), ("$ 9,583", True), ("-4.49", True), ("12.5%", True), ("—", True),
+     ("4 559", True), ("１，２３４", True), ("2019年", False), ("Revenue", False), ("Note 5", False)],
+)  # fmt: skip
+def test_is_value(text: str, value: bool) -> None:
+    assert is_value(text) is value
+
+
+def test_parse_value() -> None:
+    assert parse_value("(1,234)") == Decimal(-1234)
+    assert parse_value("$2,491") == Decimal(2491)
+    assert parse_value("-") == Decimal(0)
+    assert parse_value("-28.95") == Decimal("-28.95")
+    assert parse_value("12.5%") is None
+    assert parse_value("n/a") is None
+
+
+def test_nics_rows_columns_and_totals(parsed: dict[str, list[Page]]) -> None:
+    """The reference values of ../shared/corpus/README.md: Alabama first, Wyoming last, their totals 71,137
+    and 5,017, and every numeric column sums to its totals row."""
+    tables = _tables(parsed, NICS, 1)
+    assert len(tables) == 1
+    table = tables[0]
+    states = [r for r in table.rows if not r.total]
+    assert states[0].label == "Alabama" and states[-1].label == "Wyoming"
+    assert len(states) == 55  # 50 states, DC, Guam, Mariana Islands, Puerto Rico, Virgin Islands
+    assert table.rows[-1].total and table.rows[-1].label == "Totals"
+    totals_column = len(table.columns) - 1
+    assert table.columns[totals_column] == "Totals"
+    by_column = {c.column: c.text for c in states[0].cells}
+    assert by_column[totals_column] == "71,137"
+    assert {c.column: c.text for c in states[-1].cells}[totals_column] == "5,017"
+    assert table.columns[:3] == ["Permit", "Handgun", "Long Gun"]
+    check = check_totals(table)
+    assert check.checked == len(table.columns) == 24
+    assert check.matching == check.checked
+    # a figure the PDF prints without its comma ("98452" as two text items) is one cell, not two
+    california = _row(table, "California")
+    assert {c.column: c.text for c in california.cells}[0] == "98452"
+
+
+def test_statement_rows_headers_and_cell_boxes(parsed: dict[str, list[Page]]) -> None:
+    table = _tables(parsed, BESTBUY_10Q, 4)[0]
+    assert table.title is not None and table.title.startswith("Condensed Consolidated Statements of Earnings")
+    assert table.columns == [
+        "Three Months Ended July 29, 2023",
+        "Three Months Ended July 30, 2022",
+        "Six Months Ended July 29, 2023",
+        "Six Months Ended July 30, 2022",
+    ]
+    revenue = _row(table, "Revenue")
+    assert [c.text for c in revenue.cells] == ["$9,583", "$10,329", "$19,050", "$20,976"]
+    for cell in revenue.cells:
+        assert text_under(BESTBUY_10Q, 4, cell.boxes) == cell.text
+        assert all(b.page == 4 and 0 <= b.x0 < b.x1 <= 612 and 0 <= b.top < b.bottom <= 792 for b in cell.boxes)
+    assert text_under(BESTBUY_10Q, 4, revenue.boxes[:1]) == "Revenue"
+    # nil dashes sit right of the figures but belong to their columns; group labels scope indented rows only
+    gain = _row(table, "Gain on sale of subsidiary, net")
+    assert [(c.column, c.text) for c in gain.cells] == [(0, "21"), (1, "-"), (2, "21"), (3, "-")]
+    assert gain.group == "Other income (expense):"
+    assert _row(table, "Net earnings").group is None
+
+
+def test_balance_sheet_totals_add_up(parsed: dict[str, list[Page]]) -> None:
+    table = _tables(parsed, BESTBUY_10Q, 3)[0]
+    assert table.columns == ["July 29, 2023", "January 28, 2023", "July 30, 2022"]
+    current = _row(table, "Total current assets")
+    assert current.total and [c.text for c in current.cells] == ["8,304", "8,802", "8,344"]
+    check = check_totals(table)
+    assert check.checked >= 12 and check.matching / check.checked >= 0.75
+
+
+def test_chinese_table_wrapped_labels_and_a_header_row_inside(parsed: dict[str, list[Page]]) -> None:
+    table = next(t for t in _tables(parsed, SIFANG, 5) if any(r.label == "营业收入" for r in t.rows))
+    revenue = _row(table, "营业收入")
+    cells = [(c.header, c.text) for c in revenue.cells]
+    assert cells[:2] == [("2019年", "1,175,301,034.32"), ("2018年", "1,230,537,181.80")]
+    profit = _row(table, "归属于上市公司股东的净利润")  # printed on two lines around its figures
+    assert profit.cells[0].text == "129,465,020.68"
+    assert text_under(SIFANG, 5, profit.cells[0].boxes) == "129,465,020.68"
+    assets = _row(table, "总资产")  # under the second header row of the table: year-end balances
+    assert [c.header for c in assets.cells][:2] == ["2019年末", "2018年末"]
+
+
+def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) -> None:
+    rows = [c for c in samples_index.chunks if c.kind == "table_row"]
+    assert rows and samples_index.bm25_rows is not None
+    assert all(c.parent is not None and c.table_row is not None for c in rows if c.page == 4)
+    assert not any(c.kind == "table_row" for row in samples_index.dense.rows for c in [samples_index.chunks[row]])
+
+    hits = search(samples_index, "四方科技 2019年 总资产", top_k=5)
+    top = hits[0]
+    assert (top.document, top.page) == (SIFANG.name, 5) and top.table_row is not None
+    assert top.table_row.label == "总资产"
+    cell = top.table_row.cells[0]
+    assert (cell.header, cell.text) == ("2019年末", "2,464,948,703.85")
+    assert text_under(SIFANG, 5, cell.boxes) == "2,464,948,703.85"
+    assert "总资产 | 2019年末: 2,464,948,703.85" in top.table_row.text
+
+    question = "cost of sales six months ended July 29, 2023 statement of earnings"
+    hits = search(samples_index, question, top_k=10, documents="BESTBUY_2024Q2*")
+    on_statement = next(h for h in hits if h.page == 4)
+    evidence = on_statement.table_row
+    assert evidence is not None and evidence.label == "Cost of sales"
+    cell = next(c for c in evidence.cells if c.header == "Six Months Ended July 29, 2023")
+    assert cell.text == "14,680"
+    assert text_under(BESTBUY_10Q, 4, cell.boxes) == "14,680"
+    assert "Six Months Ended July 29, 2023: 14,680" in evidence.text
