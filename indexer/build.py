@@ -27,6 +27,8 @@ from indexer.store import (
     Manifest,
     discard,
     publish,
+    read_manifest,
+    read_pages,
     staging_folder,
     write_chunks,
     write_manifest,
@@ -43,6 +45,15 @@ logger = logging.getLogger(__name__)
 EMBEDDED_KINDS = frozenset({"body"})
 
 
+# Pages stored by an index are reused for an unchanged file (same sha256) only when they were produced the same
+# way: bump PARSER_VERSION whenever parsing, line grouping, furniture marking or table extraction changes.
+PARSER_VERSION = 1
+
+
+def parser_settings(settings: BuildSettings) -> dict[str, object]:
+    return {"version": PARSER_VERSION, "ocr": settings.ocr, "chunking": settings.chunking.as_dict()}
+
+
 @dataclass
 class BuildReport:
     index_dir: Path
@@ -53,6 +64,7 @@ class BuildReport:
     table_rows: int = 0
     embedded: int = 0
     reused_vectors: int = 0
+    reused_documents: int = 0  # unchanged files whose pages came from the previous index instead of a parse
     failures: list[Failure] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     published: bool = False
@@ -124,20 +136,57 @@ def embed_chunks(
 Parsed = tuple[DocumentMeta, list[Page], list[Chunk], Path]
 
 
+def _previous_pages(index_dir: Path, settings: BuildSettings) -> dict[str, DocumentMeta]:
+    """Documents of the index being replaced whose stored pages can stand in for a parse, by sha256."""
+    try:
+        manifest = read_manifest(index_dir)
+    except FilingsError:
+        return {}
+    if manifest.parser != parser_settings(settings):
+        return {}
+    return {meta.sha256: meta for meta in manifest.documents}
+
+
+def _pages_of(
+    path: Path,
+    sha: str,
+    parser: PdfParser,
+    previous: dict[str, DocumentMeta],
+    settings: BuildSettings,
+    report: BuildReport,
+) -> list[Page]:
+    meta = previous.get(sha)
+    if meta is not None:
+        try:
+            pages = read_pages(settings.index_dir, meta)
+            if len(pages) == meta.pages:
+                report.reused_documents += 1
+                return pages
+        except FilingsError as exc:
+            logger.warning("re-parsing %s: %s", path.name, exc)
+    return with_tables(mark_furniture(parser.parse(path), settings.chunking))
+
+
 def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildReport) -> list[Parsed]:
+    """Parse each file (or reuse the previous index's pages of an unchanged one), describe and chunk it."""
     parser = PdfParser(ocr=settings.ocr, password=settings.password, tessdata=settings.tessdata)
+    previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []
     with _progress(len(paths), "file", "parsing", settings.progress) as bar:
         for path in paths:
             name = path.relative_to(settings.docs_dir).as_posix()
             try:
-                pages = with_tables(mark_furniture(parser.parse(path), settings.chunking))
+                sha = sha256_file(path)
+                pages = _pages_of(path, sha, parser, previous, settings, report)
             except DocumentError as exc:
                 report.failures.append(Failure(document=name, reason=exc.reason))
                 logger.warning("skipped %s: %s", name, exc.reason)
                 bar.update(1)
                 continue
-            sha = sha256_file(path)
+            except OSError as exc:
+                report.failures.append(Failure(document=name, reason=f"cannot be read ({exc.strerror})"))
+                bar.update(1)
+                continue
             meta = DocumentMeta(
                 document=name,
                 sha256=sha,
@@ -204,6 +253,7 @@ def build_index(settings: BuildSettings) -> BuildReport:
                 tokenizer=tokenizer.settings,
                 chunking=settings.chunking.as_dict(),
                 bm25=settings.bm25.as_dict(),
+                parser=parser_settings(settings),
                 documents=[meta for meta, _, _, _ in parsed],
                 failures=report.failures,
                 chunk_count=len(chunks),

@@ -71,6 +71,7 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         "table_rows": report.table_rows,
         "embedded_chunks": report.embedded,
         "reused_vectors": report.reused_vectors,
+        "reused_documents": report.reused_documents,
         "failed": [f.model_dump() for f in report.failures],
         "seconds": {k: round(v, 2) for k, v in report.seconds.items()},
     }
@@ -80,6 +81,7 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
     print(f"Indexed {report.documents} documents, {report.pages} pages, {report.chunks} chunks into {report.index_dir}")
     print(f"  table rows indexed as chunks: {report.table_rows}")
     print(f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index)")
+    print(f"  unchanged files not parsed again: {report.reused_documents}")
     print(f"  pages without text: {report.pages_without_text}")
     print("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
     if report.failures:

@@ -53,6 +53,7 @@ class Manifest(BaseModel):
     tokenizer: dict[str, object]
     chunking: dict[str, object]
     bm25: dict[str, object]
+    parser: dict[str, object] = Field(default_factory=dict, description="what produced the pages (see build.py)")
     documents: list[DocumentMeta]
     failures: list[Failure] = Field(default_factory=list)
     chunk_count: int = 0

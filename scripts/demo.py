@@ -37,6 +37,12 @@ def _print_hits(result: dict) -> None:
             )
         if len(hit["bboxes"]) > 3:
             print(f"     … {len(hit['bboxes']) - 3} more line boxes")
+        row = hit.get("table_row")
+        if row and row["cells"]:
+            cell = row["cells"][0]
+            box = cell["bboxes"][0]
+            print(f"     table row: {row['label']} | {cell['header'] or 'column 1'}: {cell['text']}")
+            print(f"       cell box p{box['page']}: x0={box['x0']:.1f} top={box['top']:.1f} x1={box['x1']:.1f}")
 
 
 async def run(index: Path) -> int:

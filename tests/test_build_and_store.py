@@ -1,5 +1,6 @@
 """Index builds: round trip through the folder, bad files, atomic publication, the vector cache."""
 
+import glob
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import pytest
 from indexer.build import build_index
 from indexer.errors import FilingsError, IndexLoadError
 from indexer.reader import get_page, load_index
+from indexer.retrieve import search
 from indexer.settings import BuildSettings
 from indexer.store import SCHEMA_VERSION, read_chunks, read_manifest
 from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
@@ -124,3 +126,31 @@ def test_a_killed_builds_staging_folder_is_cleaned_up(tmp_path: Path, cache_dir:
     running.mkdir()
     build_index(_settings(_docs(tmp_path, BROKER), tmp_path / "idx", cache_dir))
     assert not abandoned.exists() and running.exists()
+
+
+def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: Path, cache_dir: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    shutil.copy(SIFANG, docs / SIFANG.name)
+    index_dir = tmp_path / "index"
+    settings = BuildSettings(docs_dir=docs, index_dir=index_dir, progress=False, cache_dir=cache_dir)
+    first = build_index(settings)
+    assert first.reused_documents == 0 and first.reused_vectors == 0
+    before = load_index(index_dir, cache_dir)
+    question = "四方科技 2019年 总资产"
+    hits_before = [(h.chunk_id, h.page, h.content) for h in search(before, question, top_k=5)]
+
+    shutil.copy(BROKER, docs / BROKER.name)
+    second = build_index(settings)
+    assert second.reused_documents == 1  # the unchanged file's pages come from the index, not a parse
+    assert second.reused_vectors == first.embedded  # its chunks are not embedded again
+    after = load_index(index_dir, cache_dir)
+    broker_embedded = sum(1 for row in after.dense.rows if after.chunks[row].document == BROKER.name)
+    assert broker_embedded > 0 and second.embedded - second.reused_vectors == broker_embedded
+    sifang_only = glob.escape(SIFANG.name)
+    hits_after = [(h.chunk_id, h.page, h.content) for h in search(after, question, top_k=5, documents=sifang_only)]
+    assert hits_after == hits_before
+
+    (docs / SIFANG.name).write_bytes(SIFANG.read_bytes() + b"\n% appended\n")  # changed bytes: parsed again
+    third = build_index(settings)
+    assert third.reused_documents == 1  # only the broker note is unchanged now
