@@ -178,13 +178,10 @@ def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildRep
             try:
                 sha = sha256_file(path)
                 pages = _pages_of(path, sha, parser, previous, settings, report)
-            except DocumentError as exc:
-                report.failures.append(Failure(document=name, reason=exc.reason))
-                logger.warning("skipped %s: %s", name, exc.reason)
-                bar.update(1)
-                continue
-            except OSError as exc:
-                report.failures.append(Failure(document=name, reason=f"cannot be read ({exc.strerror})"))
+            except (DocumentError, OSError) as exc:
+                reason = exc.reason if isinstance(exc, DocumentError) else f"cannot be read ({exc.strerror})"
+                report.failures.append(Failure(document=name, reason=reason))
+                logger.warning("skipped %s: %s", name, reason)
                 bar.update(1)
                 continue
             meta = DocumentMeta(

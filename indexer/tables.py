@@ -192,7 +192,7 @@ class _Region:
     bands: list[tuple[float, float]] = field(default_factory=list)
 
 
-def _regions(page: Page, parsed: list[TableRegion]) -> list[_Region]:
+def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, _Split]) -> list[_Region]:
     body = [line for line in page.lines if not line.furniture]
     taken: set[int] = set()
     regions: list[_Region] = []
@@ -208,7 +208,7 @@ def _regions(page: Page, parsed: list[TableRegion]) -> list[_Region]:
         if inside:
             # value lines printed just below the parser's box belong to it (a totals row it left out)
             last = inside[-1]
-            while last + 1 < len(body) and last + 1 not in taken and split_line(body[last + 1]).values:
+            while last + 1 < len(body) and last + 1 not in taken and splits[id(body[last + 1])].values:
                 gap = body[last + 1].box.top - body[last].box.bottom
                 if gap > 2.5 * max(body[last].box.bottom - body[last].box.top, 1.0):
                     break
@@ -218,17 +218,17 @@ def _regions(page: Page, parsed: list[TableRegion]) -> list[_Region]:
             regions.append(_Region([body[i] for i in inside], list(table.row_bands)))
     run: list[int] = []
     for i, line in enumerate([*body, None]):  # type: ignore[list-item]
-        if line is not None and i not in taken and split_line(line).values:
+        if line is not None and i not in taken and splits[id(line)].values:
             run.append(i)
             continue
-        if sum(1 for j in run if split_line(body[j]).values) >= MIN_RUN:
+        if len(run) >= MIN_RUN:
             regions.append(_Region([body[j] for j in run]))
         run = []
     regions.sort(key=lambda r: r.lines[0].box.top)
     return regions
 
 
-def _rows_of(region: _Region) -> list[list[Line]]:
+def _rows_of(region: _Region, splits: dict[int, _Split]) -> list[list[Line]]:
     """Printed lines grouped into table rows: by the parser's row bands, split where a band holds two rows."""
     groups: list[list[Line]] = []
     band_of: dict[int, list[Line]] = {}
@@ -244,7 +244,7 @@ def _rows_of(region: _Region) -> list[list[Line]]:
             groups.append(band_of[band])
     rows: list[list[Line]] = []
     for group in groups:
-        valued = [line for line in group if split_line(line).values]
+        valued = [line for line in group if splits[id(line)].values]
         if len(valued) <= 1:
             rows.append(group)
             continue
@@ -289,18 +289,18 @@ def _cells(valued: list[_Split], columns: list[tuple[float, float]], headers: li
     ]
 
 
-def _make_table(page: Page, region: _Region, used: set[int]) -> Table | None:
-    splits_by_line = {id(line): split_line(line) for line in region.lines}
-    value_splits = [s for s in splits_by_line.values() if s.values and not s.header_like]
+def _make_table(page: Page, region: _Region, used: set[int], splits: dict[int, _Split]) -> Table | None:
+    value_splits = [s for s in (splits[id(line)] for line in region.lines) if s.values and not s.header_like]
     if len(value_splits) < 2:
         return None
     columns = _columns(value_splits)
-    row_groups = _rows_of(region)
-    first_value = next(i for i, g in enumerate(row_groups) if any(splits_by_line[id(ln)] in value_splits for ln in g))
+    row_groups = _rows_of(region, splits)
+    valued_lines = {id(s.line) for s in value_splits}
+    first_value = next(i for i, g in enumerate(row_groups) if any(id(ln) in valued_lines for ln in g))
     header_lines = [ln for g in row_groups[:first_value] for ln in g]
     above = [ln for ln in _above(page, row_groups[0][0], HEADER_LINES) if id(ln) not in used]
     for line in above:  # nearest first: header lines stand over the columns, the title above them does not
-        if not _over_columns(line, columns) or (split_line(line).values and not split_line(line).header_like):
+        if not _over_columns(line, columns) or (splits[id(line)].values and not splits[id(line)].header_like):
             break
         header_lines.append(line)
     headers = _header_texts(header_lines, columns)
@@ -308,7 +308,7 @@ def _make_table(page: Page, region: _Region, used: set[int]) -> Table | None:
     title_candidates = [
         ln
         for ln in _above(page, top_line, 2)
-        if top_line.box.top - ln.box.bottom <= TITLE_REACH and not split_line(ln).values
+        if top_line.box.top - ln.box.bottom <= TITLE_REACH and not splits[id(ln)].values
     ]
     title = " — ".join(" ".join(ln.text.split()) for ln in reversed(title_candidates)) or None
 
@@ -318,8 +318,8 @@ def _make_table(page: Page, region: _Region, used: set[int]) -> Table | None:
     group_indented: bool | None = None  # whether the rows under the group label are indented beneath it
     pending_header: list[Line] = []
     for lines in row_groups[first_value:]:
-        splits = [splits_by_line[id(ln)] for ln in lines]
-        valued = [s for s in splits if s.values and not s.header_like]
+        row_splits = [splits[id(ln)] for ln in lines]
+        valued = [s for s in row_splits if s.values and not s.header_like]
         if not valued:
             if any(_over_columns(ln, columns) for ln in lines):
                 pending_header.extend(lines)  # a header row inside the table: new headers for what follows
@@ -330,7 +330,7 @@ def _make_table(page: Page, region: _Region, used: set[int]) -> Table | None:
         if pending_header:
             headers = _header_texts(pending_header, columns)
             pending_header = []
-        label_spans = [span for s in splits for span in s.label]
+        label_spans = [span for s in row_splits for span in s.label]
         label = join_text([span.text for span in label_spans])
         if group is not None and label_spans:
             indented = label_spans[0].box.x0 > group_x0 + 1.0
@@ -362,12 +362,12 @@ def find_tables(page: Page, parsed: list[TableRegion] | None = None) -> list[Tab
     """The page's tables, top to bottom: the parser's regions (default: the page's own) and other runs of
     value lines. Furniture lines (running headers, page numbers) are never part of a table."""
     parsed = page.regions if parsed is None else parsed
-    used: set[int] = set()
+    splits = {id(line): split_line(line) for line in page.lines}  # each line cut once, used everywhere below
+    regions = _regions(page, parsed, splits)
+    used = {id(line) for region in regions for line in region.lines}
     tables = []
-    for region in _regions(page, parsed):
-        used.update(id(line) for line in region.lines)
-    for region in _regions(page, parsed):
-        table = _make_table(page, region, used)
+    for region in regions:
+        table = _make_table(page, region, used, splits)
         if table is not None:
             tables.append(table)
     return tables
