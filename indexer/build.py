@@ -26,6 +26,7 @@ from indexer.store import (
     Failure,
     Manifest,
     discard,
+    pdf_file,
     publish,
     read_manifest,
     read_pages,
@@ -74,6 +75,38 @@ def find_pdfs(docs_dir: Path) -> list[Path]:
     if not docs_dir.is_dir():
         raise FilingsError(f"{docs_dir} is not a folder; pass the folder that holds your PDF filings")
     return sorted(p for p in docs_dir.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file to index under a document name (unique within the index)."""
+
+    name: str
+    path: Path
+
+
+def folder_sources(docs_dir: Path) -> list[Source]:
+    """Every PDF under ``docs_dir``, named by its path relative to it."""
+    return [Source(p.relative_to(docs_dir).as_posix(), p) for p in find_pdfs(docs_dir)]
+
+
+def index_sources(index_dir: Path) -> list[Source]:
+    """The documents of an existing index, from the PDFs it stores (so `add`/`remove` need no source folder)."""
+    manifest = read_manifest(index_dir)
+    return [Source(meta.document, pdf_file(index_dir, meta)) for meta in manifest.documents]
+
+
+def sources_to_add(paths: list[Path]) -> list[Source]:
+    """Files and folders given to `add`: a file is named by its file name, a folder's PDFs by their path in it."""
+    sources: list[Source] = []
+    for path in paths:
+        if path.is_dir():
+            sources.extend(folder_sources(path))
+        elif path.is_file():
+            sources.append(Source(path.name, path))
+        else:
+            raise FilingsError(f"{path} does not exist; pass PDF files or folders that hold them")
+    return sources
 
 
 def sha256_file(path: Path) -> str:
@@ -167,14 +200,14 @@ def _pages_of(
     return with_tables(mark_furniture(parser.parse(path), settings.chunking))
 
 
-def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildReport) -> list[Parsed]:
+def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport) -> list[Parsed]:
     """Parse each file (or reuse the previous index's pages of an unchanged one), describe and chunk it."""
     parser = PdfParser(ocr=settings.ocr, password=settings.password, tessdata=settings.tessdata)
     previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []
-    with _progress(len(paths), "file", "parsing", settings.progress) as bar:
-        for path in paths:
-            name = path.relative_to(settings.docs_dir).as_posix()
+    with _progress(len(sources), "file", "parsing", settings.progress) as bar:
+        for source in sources:
+            name, path = source.name, source.path
             try:
                 sha = sha256_file(path)
                 pages = _pages_of(path, sha, parser, previous, settings, report)
@@ -198,16 +231,53 @@ def parse_documents(paths: list[Path], settings: BuildSettings, report: BuildRep
 
 
 def build_index(settings: BuildSettings) -> BuildReport:
-    """Build and atomically publish an index; the previous index stays intact if anything fails."""
+    """Index every PDF of ``settings.docs_dir``; unchanged files are not parsed or embedded again."""
+    if settings.docs_dir is None:
+        raise FilingsError("build needs the folder of PDFs to index")
+    sources = folder_sources(settings.docs_dir)
+    if not sources:
+        raise FilingsError(f"no .pdf files under {settings.docs_dir}; put filings there or pass another folder")
+    return build_from(settings, sources)
+
+
+def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
+    """The index's documents plus the given files (a file with a name already indexed replaces it)."""
+    added = sources_to_add(paths)
+    if not added:
+        raise FilingsError(f"no .pdf files in {', '.join(map(str, paths))}; nothing to add")
+    names = {source.name for source in added}
+    kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
+    return build_from(settings, kept + added)
+
+
+def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
+    """The index without the named documents; every name must be in it."""
+    current = index_sources(settings.index_dir)
+    known = {source.name for source in current}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise FilingsError(
+            f"not in the index at {settings.index_dir}: {', '.join(unknown)}; its documents are: "
+            + ", ".join(sorted(known))
+        )
+    kept = [source for source in current if source.name not in set(names)]
+    if not kept:
+        raise FilingsError(
+            f"removing {', '.join(names)} would leave the index at {settings.index_dir} empty; "
+            "delete the folder instead"
+        )
+    return build_from(settings, kept)
+
+
+def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
+    """Build an index of ``sources`` and publish it atomically; the previous index stays intact if anything fails.
+    Pages of unchanged files and vectors of unchanged chunks are taken from the previous index."""
     report = BuildReport(index_dir=settings.index_dir)
     started = time.perf_counter()
-    paths = find_pdfs(settings.docs_dir)
-    if not paths:
-        raise FilingsError(f"no .pdf files under {settings.docs_dir}; put filings there or pass another folder")
     embedder = make_embedder(settings.embedder)
     tokenizer = Tokenizer(settings.cache_dir / "jieba")
 
-    parsed = parse_documents(paths, settings, report)
+    parsed = parse_documents(sources, settings, report)
     report.seconds["parse"] = time.perf_counter() - started
     if not parsed:
         raise FilingsError(

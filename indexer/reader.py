@@ -15,7 +15,7 @@ from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
 from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
-from indexer.store import Manifest, pdf_file, read_chunks, read_manifest, read_page
+from indexer.store import MANIFEST, Manifest, pdf_file, read_chunks, read_manifest, read_page
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
 
 logger = logging.getLogger(__name__)
@@ -36,20 +36,68 @@ class LoadedIndex:
     documents: dict[str, DocumentMeta]
     chunk_document_rows: dict[str, np.ndarray]
     parent_rows: np.ndarray  # for a table-row chunk, the row of the body chunk holding its line; else itself
+    stamp: tuple[int, int] | None  # the manifest_stamp of the version loaded
+    removed: frozenset[str]  # documents earlier versions served that this one no longer has
     _page_cache: dict[tuple[str, int], Page]
     _page_lock: threading.Lock
 
 
-def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> LoadedIndex:
-    """Load everything a search needs; rebuild tokenizer and embedder from the manifest."""
+def manifest_stamp(folder: Path) -> tuple[int, int] | None:
+    """What identifies a published index version: its manifest's inode and modification time (a publish swaps
+    the whole folder, so both change); None if there is no manifest."""
+    try:
+        stat = (folder / MANIFEST).stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns
+
+
+LOAD_ATTEMPTS = 3
+
+
+def load_index(
+    folder: Path, cache_dir: Path, *, with_embedder: bool = True, previous: LoadedIndex | None = None
+) -> LoadedIndex:
+    """Load everything a search needs; rebuild tokenizer and embedder from the manifest (or take them from
+    ``previous``, an earlier version of the same index, when they are the same).
+
+    A build may publish a new version while this reads: the load is retried until the version it started
+    with is the one it finished with, so the files loaded are always of one version.
+    """
+    for attempt in range(1, LOAD_ATTEMPTS + 1):
+        stamp = manifest_stamp(folder)
+        try:
+            index = _load_version(folder, cache_dir, with_embedder, previous, stamp)
+        except (IndexLoadError, OSError) as exc:
+            if attempt < LOAD_ATTEMPTS and manifest_stamp(folder) != stamp:
+                continue  # swapped under us: read the new version
+            if isinstance(exc, IndexLoadError):
+                raise
+            raise IndexLoadError(f"cannot read the index at {folder} ({exc}); rebuild it") from exc
+        if manifest_stamp(folder) == stamp:
+            return index
+        logger.info("index at %s changed while loading; loading again", folder)
+    raise IndexLoadError(f"index at {folder} keeps changing while it loads; try again when the build has finished")
+
+
+def _load_version(
+    folder: Path,
+    cache_dir: Path,
+    with_embedder: bool,
+    previous: LoadedIndex | None,
+    stamp: tuple[int, int] | None,
+) -> LoadedIndex:
     manifest = read_manifest(folder)
     if manifest.tokenizer.get("id") != TOKENIZER_ID:
         raise IndexLoadError(
             f"index at {folder} was tokenized with {manifest.tokenizer.get('id')!r}, this version uses "
             f"{TOKENIZER_ID!r}; rebuild it with `filings-index build`"
         )
-    tokenizer = Tokenizer(cache_dir / "jieba")
-    tokenizer.warm_up()
+    if previous is not None:
+        tokenizer = previous.tokenizer
+    else:
+        tokenizer = Tokenizer(cache_dir / "jieba")
+        tokenizer.warm_up()
     chunks = read_chunks(folder)
     if len(chunks) != manifest.chunk_count:
         raise IndexLoadError(
@@ -61,7 +109,11 @@ def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> 
     dense = embedder = None
     if manifest.embedder is not None and with_embedder:
         try:
-            embedder = make_embedder(manifest.embedder.spec)
+            reusable = previous.embedder if previous is not None else None
+            if reusable is not None and reusable.id == manifest.embedder.id:
+                embedder = reusable
+            else:
+                embedder = make_embedder(manifest.embedder.spec)
         except EmbedderError as exc:
             raise IndexLoadError(f"cannot load the embedder this index was built with: {exc}") from exc
         if embedder is None or embedder.id != manifest.embedder.id:
@@ -71,6 +123,7 @@ def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> 
                 "install the same version or rebuild the index"
             )
         dense = DenseIndex.load(folder)
+    documents = {meta.document: meta for meta in manifest.documents}
     row_of = {chunk.chunk_id: row for row, chunk in enumerate(chunks)}
     parents = np.array([row_of.get(c.parent, row) if c.parent else row for row, c in enumerate(chunks)], np.int64)
     rows_by_doc: dict[str, list[int]] = {}
@@ -85,9 +138,13 @@ def load_index(folder: Path, cache_dir: Path, *, with_embedder: bool = True) -> 
         dense=dense,
         embedder=embedder,
         tokenizer=tokenizer,
-        documents={meta.document: meta for meta in manifest.documents},
+        documents=documents,
         chunk_document_rows={doc: np.array(rows, dtype=np.int64) for doc, rows in rows_by_doc.items()},
         parent_rows=parents,
+        stamp=stamp,
+        removed=frozenset(previous.documents.keys() | previous.removed) - set(documents)
+        if previous is not None
+        else frozenset(),
         _page_cache={},
         _page_lock=threading.Lock(),
     )
@@ -157,6 +214,10 @@ def allowed_rows(index: LoadedIndex, names: list[str] | None) -> np.ndarray | No
 
 def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:
     meta = index.documents.get(document)
+    if meta is None and document in index.removed:
+        raise NotFoundError(
+            f"{document!r} is no longer in the index (it was removed); call list_documents for what it holds now"
+        )
     if meta is None:
         raise NotFoundError(f"unknown document {document!r}; call list_documents, valid names are: {_names(index)}")
     return meta

