@@ -13,6 +13,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(CORE): pyproject.toml | $(BIN)/python
+	sh scripts/system_deps.sh
 	$(PIP) -e '.[dev]'
 	touch $@
 

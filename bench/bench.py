@@ -23,7 +23,7 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from indexer.build import build_index, find_pdfs
+from indexer.build import build_index, find_documents
 from indexer.parse import PdfParser
 from indexer.reader import load_index
 from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, search
@@ -130,7 +130,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    pdfs = find_pdfs(args.corpus)
+    pdfs = [p for p in find_documents(args.corpus) if p.suffix.lower() == ".pdf"]
     cache = default_cache_dir()
     results: dict[str, object] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",

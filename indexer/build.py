@@ -6,6 +6,7 @@ import hashlib
 import json
 import logging
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,9 @@ import numpy as np
 
 from indexer import metadata
 from indexer.chunk import chunk_document, lexical_text, mark_furniture
+from indexer.convert import HTML_SUFFIXES, html_to_pdf, is_html
 from indexer.dense import DenseIndex
+from indexer.edgar import read_sidecar
 from indexer.embed import Embedder, make_embedder
 from indexer.errors import DocumentError, FilingsError
 from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
@@ -22,6 +25,7 @@ from indexer.models import Chunk, DocumentMeta, Page
 from indexer.parse import PdfParser
 from indexer.settings import BuildSettings
 from indexer.store import (
+    MANIFEST,
     EmbedderInfo,
     Failure,
     Manifest,
@@ -30,6 +34,7 @@ from indexer.store import (
     publish,
     read_manifest,
     read_pages,
+    source_file,
     staging_folder,
     write_chunks,
     write_manifest,
@@ -66,15 +71,20 @@ class BuildReport:
     embedded: int = 0
     reused_vectors: int = 0
     reused_documents: int = 0  # unchanged files whose pages came from the previous index instead of a parse
+    converted: int = 0  # HTML filings converted to PDF
     failures: list[Failure] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     published: bool = False
 
 
-def find_pdfs(docs_dir: Path) -> list[Path]:
+DOCUMENT_SUFFIXES = frozenset({".pdf"}) | HTML_SUFFIXES
+
+
+def find_documents(docs_dir: Path) -> list[Path]:
+    """PDF and HTML filings under ``docs_dir``, recursively."""
     if not docs_dir.is_dir():
-        raise FilingsError(f"{docs_dir} is not a folder; pass the folder that holds your PDF filings")
-    return sorted(p for p in docs_dir.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+        raise FilingsError(f"{docs_dir} is not a folder; pass the folder that holds your filings (PDF or HTML)")
+    return sorted(p for p in docs_dir.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -87,13 +97,18 @@ class Source:
 
 def folder_sources(docs_dir: Path) -> list[Source]:
     """Every PDF under ``docs_dir``, named by its path relative to it."""
-    return [Source(p.relative_to(docs_dir).as_posix(), p) for p in find_pdfs(docs_dir)]
+    return [Source(p.relative_to(docs_dir).as_posix(), p) for p in find_documents(docs_dir)]
 
 
 def index_sources(index_dir: Path) -> list[Source]:
-    """The documents of an existing index, from the PDFs it stores (so `add`/`remove` need no source folder)."""
+    """The documents of an existing index, from the files it stores (so `add`/`remove` need no source folder)."""
     manifest = read_manifest(index_dir)
-    return [Source(meta.document, pdf_file(index_dir, meta)) for meta in manifest.documents]
+    return [
+        Source(
+            meta.document, source_file(index_dir, meta) if meta.source_format == "html" else pdf_file(index_dir, meta)
+        )
+        for meta in manifest.documents
+    ]
 
 
 def sources_to_add(paths: list[Path]) -> list[Source]:
@@ -103,6 +118,8 @@ def sources_to_add(paths: list[Path]) -> list[Source]:
         if path.is_dir():
             sources.extend(folder_sources(path))
         elif path.is_file():
+            if path.suffix.lower() not in DOCUMENT_SUFFIXES:
+                raise FilingsError(f"{path} is not a PDF or HTML filing; pass .pdf, .htm or .html files")
             sources.append(Source(path.name, path))
         else:
             raise FilingsError(f"{path} does not exist; pass PDF files or folders that hold them")
@@ -166,7 +183,13 @@ def embed_chunks(
     return DenseIndex.build(vectors, np.array(rows, dtype=np.int64), embedder.dim)
 
 
-Parsed = tuple[DocumentMeta, list[Page], list[Chunk], Path]
+@dataclass
+class Parsed:
+    meta: DocumentMeta
+    pages: list[Page]
+    chunks: list[Chunk]
+    pdf: Path  # the PDF indexed (the file itself, its conversion, or the previous index's copy)
+    original: Path  # the file as given
 
 
 def _previous_pages(index_dir: Path, settings: BuildSettings) -> dict[str, DocumentMeta]:
@@ -181,52 +204,85 @@ def _previous_pages(index_dir: Path, settings: BuildSettings) -> dict[str, Docum
 
 
 def _pages_of(
-    path: Path,
+    source: Source,
     sha: str,
     parser: PdfParser,
     previous: dict[str, DocumentMeta],
     settings: BuildSettings,
     report: BuildReport,
-) -> list[Page]:
-    meta = previous.get(sha)
-    if meta is not None:
+    workdir: Path,
+) -> tuple[list[Page], Path, DocumentMeta | None]:
+    """(pages, the PDF they come from, the previous index's record of the file if it is unchanged)."""
+    known = previous.get(sha)
+    if known is not None:
         try:
-            pages = read_pages(settings.index_dir, meta)
-            if len(pages) == meta.pages:
+            pages = read_pages(settings.index_dir, known)
+            if len(pages) == known.pages:
                 report.reused_documents += 1
-                return pages
+                return pages, pdf_file(settings.index_dir, known), known
         except FilingsError as exc:
-            logger.warning("re-parsing %s: %s", path.name, exc)
-    return with_tables(mark_furniture(parser.parse(path), settings.chunking))
+            logger.warning("re-parsing %s: %s", source.name, exc)
+    pdf = source.path
+    if is_html(source.path):
+        pdf = workdir / f"{sha[:12]}.pdf"
+        html_to_pdf(source.path, pdf)
+        report.converted += 1
+    return with_tables(mark_furniture(parser.parse(pdf), settings.chunking)), pdf, None
 
 
-def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport) -> list[Parsed]:
-    """Parse each file (or reuse the previous index's pages of an unchanged one), describe and chunk it."""
+def _edgar_fields(source: Source, known: DocumentMeta | None) -> dict[str, object]:
+    """What EDGAR said about a downloaded filing (its sidecar file), which beats what the text suggests."""
+    filing = read_sidecar(source.path)
+    if filing is None:
+        if known is None or known.cik is None:
+            return {}
+        fields = ("company", "form", "period", "year", "cik", "filing_date", "accession", "title")
+        return {name: getattr(known, name) for name in fields}
+    period = filing.report_date or filing.filing_date
+    return {
+        "company": filing.company,
+        "form": filing.form,
+        "period": period,
+        "year": int(period[:4]),
+        "cik": filing.cik,
+        "filing_date": filing.filing_date,
+        "accession": filing.accession,
+        "title": f"{filing.company} · {filing.form} · {period}",
+        **({"tickers": [filing.ticker]} if filing.ticker else {}),
+    }
+
+
+def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport, workdir: Path) -> list[Parsed]:
+    """Parse each file (HTML converted to PDF in ``workdir`` first), or reuse the previous index's pages of an
+    unchanged one; describe and chunk it."""
     parser = PdfParser(ocr=settings.ocr, password=settings.password, tessdata=settings.tessdata)
     previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []
     with _progress(len(sources), "file", "parsing", settings.progress) as bar:
         for source in sources:
-            name, path = source.name, source.path
+            name = source.name
             try:
-                sha = sha256_file(path)
-                pages = _pages_of(path, sha, parser, previous, settings, report)
+                sha = sha256_file(source.path)
+                pages, pdf, known = _pages_of(source, sha, parser, previous, settings, report, workdir)
             except (DocumentError, OSError) as exc:
                 reason = exc.reason if isinstance(exc, DocumentError) else f"cannot be read ({exc.strerror})"
                 report.failures.append(Failure(document=name, reason=reason))
                 logger.warning("skipped %s: %s", name, reason)
                 bar.update(1)
                 continue
+            described = metadata.describe(name, pages) | _edgar_fields(source, known)
             meta = DocumentMeta(
                 document=name,
                 sha256=sha,
                 pages=len(pages),
                 pages_without_text=[p.number for p in pages if not p.has_text],
-                **metadata.describe(name, pages),  # type: ignore[arg-type]
+                source_format="html" if is_html(source.path) else "pdf",
+                **described,  # type: ignore[arg-type]
             )
-            parsed.append((meta, pages, chunk_document(name, sha, pages, settings.chunking), path))
+            chunks = chunk_document(name, sha, pages, settings.chunking)
+            parsed.append(Parsed(meta, pages, chunks, pdf, source.path))
             bar.update(1)
-            bar.set_postfix(pages=sum(len(p) for _, p, _, _ in parsed))
+            bar.set_postfix(pages=sum(len(p.pages) for p in parsed))
     return parsed
 
 
@@ -236,17 +292,19 @@ def build_index(settings: BuildSettings) -> BuildReport:
         raise FilingsError("build needs the folder of PDFs to index")
     sources = folder_sources(settings.docs_dir)
     if not sources:
-        raise FilingsError(f"no .pdf files under {settings.docs_dir}; put filings there or pass another folder")
+        raise FilingsError(f"no .pdf or .htm files under {settings.docs_dir}; put filings there or pass another folder")
     return build_from(settings, sources)
 
 
 def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
-    """The index's documents plus the given files (a file with a name already indexed replaces it)."""
+    """The index's documents plus the given files (a file with a name already indexed replaces it); without an
+    index at ``settings.index_dir``, a new one of the given files."""
     added = sources_to_add(paths)
     if not added:
-        raise FilingsError(f"no .pdf files in {', '.join(map(str, paths))}; nothing to add")
+        raise FilingsError(f"no .pdf or .htm files in {', '.join(map(str, paths))}; nothing to add")
     names = {source.name for source in added}
-    kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
+    current = index_sources(settings.index_dir) if (settings.index_dir / MANIFEST).exists() else []
+    kept = [s for s in current if s.name not in names]
     return build_from(settings, kept + added)
 
 
@@ -277,18 +335,30 @@ def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
     embedder = make_embedder(settings.embedder)
     tokenizer = Tokenizer(settings.cache_dir / "jieba")
 
-    parsed = parse_documents(sources, settings, report)
-    report.seconds["parse"] = time.perf_counter() - started
+    with tempfile.TemporaryDirectory(prefix="filings-convert-") as workdir:
+        parsed = parse_documents(sources, settings, report, Path(workdir))
+        report.seconds["parse"] = time.perf_counter() - started
+        return _index_and_publish(settings, parsed, report, embedder, tokenizer, started)
+
+
+def _index_and_publish(
+    settings: BuildSettings,
+    parsed: list[Parsed],
+    report: BuildReport,
+    embedder: Embedder | None,
+    tokenizer: Tokenizer,
+    started: float,
+) -> BuildReport:
     if not parsed:
         raise FilingsError(
             "none of the files could be indexed: "
             + "; ".join(f"{f.document} {f.reason}" for f in report.failures)
             + f". The previous index at {settings.index_dir} (if any) is unchanged."
         )
-    chunks = [chunk for _, _, doc_chunks, _ in parsed for chunk in doc_chunks]
+    chunks = [chunk for doc in parsed for chunk in doc.chunks]
     report.documents = len(parsed)
-    report.pages = sum(meta.pages for meta, _, _, _ in parsed)
-    report.pages_without_text = sum(len(meta.pages_without_text) for meta, _, _, _ in parsed)
+    report.pages = sum(doc.meta.pages for doc in parsed)
+    report.pages_without_text = sum(len(doc.meta.pages_without_text) for doc in parsed)
     report.chunks = len(chunks)
     report.table_rows = sum(1 for chunk in chunks if chunk.kind == "table_row")
 
@@ -309,9 +379,9 @@ def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
             dense.save(staging)
             embedder_info = EmbedderInfo(spec=settings.embedder, id=embedder.id, dim=embedder.dim)
             report.seconds["embed"] = time.perf_counter() - t0
-        for meta, pages, _, source in parsed:
-            write_pages(staging, meta, pages)
-            write_pdf(staging, meta, source)
+        for doc in parsed:
+            write_pages(staging, doc.meta, doc.pages)
+            write_pdf(staging, doc.meta, doc.pdf, doc.original)
         write_chunks(staging, chunks)
         write_manifest(
             staging,
@@ -321,7 +391,7 @@ def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
                 chunking=settings.chunking.as_dict(),
                 bm25=settings.bm25.as_dict(),
                 parser=parser_settings(settings),
-                documents=[meta for meta, _, _, _ in parsed],
+                documents=[doc.meta for doc in parsed],
                 failures=report.failures,
                 chunk_count=len(chunks),
                 embedded_chunks=report.embedded,

@@ -5,10 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
 from indexer.build import BuildReport, add_documents, build_index, remove_documents
+from indexer.edgar import (
+    SEC_DATA_URL,
+    SEC_WWW_URL,
+    USER_AGENT_ENV,
+    EdgarClient,
+    EdgarSettings,
+    check_user_agent,
+    download,
+    list_filings,
+    parse_since,
+    resolve_cik,
+)
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.errors import FilingsError
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
@@ -48,6 +61,20 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (local Tesseract)")
         command.add_argument("--tessdata", type=Path, default=None, help="folder with chi_sim/eng .traineddata")
         command.add_argument("--password", default=None, help="password for encrypted PDFs")
+
+    fetch = sub.add_parser("fetch", help="download filings from SEC EDGAR (and, with --index, add them)")
+    fetch.add_argument("--ticker", required=True, help="trading symbol, e.g. AAPL")
+    fetch.add_argument("--form", action="append", dest="forms", help="10-K, 10-Q, 8-K, … (repeatable; default 10-K)")
+    fetch.add_argument("--since", default=None, help="filed on or after: a year (2022) or a date (2022-06-30)")
+    fetch.add_argument("--dest", type=Path, default=Path("data/filings"), help="download folder (default data/filings)")
+    fetch.add_argument("--index", type=Path, default=None, dest="index_dir", help="add the downloads to this index")
+    fetch.add_argument("--user-agent", default=None, help=f"'Name email' SEC requires (or env {USER_AGENT_ENV})")
+    fetch.add_argument("--sec-www-url", default=SEC_WWW_URL, help="EDGAR's www host (tests and mirrors)")
+    fetch.add_argument("--sec-data-url", default=SEC_DATA_URL, help="EDGAR's data host (submissions API)")
+    fetch.add_argument("--limit", type=int, default=None, help="at most this many filings, newest first")
+    fetch.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    fetch.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch (with --index)")
+    fetch.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     listing = sub.add_parser("list", help="list the documents of an index")
     listing.add_argument("--index", type=Path, required=True, dest="index_dir")
@@ -104,6 +131,8 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
     """build, add and remove: one build of a list of files, published atomically."""
     if args.command == "build":
         embedder, ocr = args.embedder, args.ocr
+    elif args.command == "add" and not (args.index_dir / "manifest.json").exists():  # a new index
+        embedder, ocr = DEFAULT_EMBEDDER, bool(getattr(args, "ocr", False))
     else:  # an update keeps the index's embedder and OCR setting
         manifest = read_manifest(args.index_dir)
         embedder = manifest.embedder.spec if manifest.embedder else "none"
@@ -127,6 +156,45 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         report = build_index(settings)
     _print_report(report, args.json)
     return EXIT_SOME_FAILED if report.failures else EXIT_OK
+
+
+def _cmd_fetch(args: argparse.Namespace, cache_dir: Path) -> int:
+    settings = EdgarSettings(
+        user_agent=check_user_agent(args.user_agent or os.environ.get(USER_AGENT_ENV)),
+        www_url=args.sec_www_url.rstrip("/"),
+        data_url=args.sec_data_url.rstrip("/"),
+    )
+    client = EdgarClient(settings)
+    since = parse_since(args.since)
+    cik, company = resolve_cik(client, args.ticker)
+    filings = list_filings(client, cik, args.ticker.upper(), args.forms or ["10-K"], since)
+    if args.limit is not None:
+        filings = filings[: max(0, args.limit)]
+    fetched = download(client, filings, args.dest)
+    summary = {
+        "company": company,
+        "cik": cik,
+        "filings": len(filings),
+        "downloaded": [str(p) for p in fetched.downloaded],
+        "already_there": [str(p) for p in fetched.skipped],
+        "failed": [{"url": url, "reason": reason} for url, reason in fetched.failed],
+        "requests": client.requests,
+    }
+    print(json.dumps(summary, ensure_ascii=False, indent=2) if args.json else _fetch_text(summary))
+    status = EXIT_SOME_FAILED if fetched.failed else EXIT_OK
+    if args.index_dir is not None and (fetched.downloaded or fetched.skipped):
+        args.command, args.paths = "add", fetched.downloaded + fetched.skipped
+        status = max(status, _cmd_build(args, cache_dir))
+    return status
+
+
+def _fetch_text(summary: dict[str, object]) -> str:
+    lines = [f"{summary['company']} (CIK {summary['cik']}): {summary['filings']} filing(s) match"]
+    lines += [f"  downloaded {p}" for p in summary["downloaded"]]  # type: ignore[attr-defined]
+    lines += [f"  already there {p}" for p in summary["already_there"]]  # type: ignore[attr-defined]
+    lines += [f"  FAILED {f['url']}: {f['reason']}" for f in summary["failed"]]  # type: ignore[attr-defined]
+    lines.append(f"  {summary['requests']} request(s) to EDGAR")
+    return "\n".join(lines)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -184,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in ("build", "add", "remove"):
             return _cmd_build(args, cache_dir)
+        if args.command == "fetch":
+            return _cmd_fetch(args, cache_dir)
         if args.command == "list":
             return _cmd_list(args)
         if args.command == "eval":

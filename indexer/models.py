@@ -125,6 +125,10 @@ class DocumentMeta(BaseModel):
     stock_code: str | None = None
     tickers: list[str] = Field(default_factory=list, description="trading symbols printed in the document")
     english_name: str | None = Field(default=None, description="the company's English name in a Chinese report")
+    source_format: str = Field(default="pdf", description="pdf, or html (converted to the PDF that is indexed)")
+    cik: str | None = Field(default=None, description="SEC Central Index Key (EDGAR downloads)")
+    filing_date: str | None = Field(default=None, description="date filed with the SEC (EDGAR downloads)")
+    accession: str | None = Field(default=None, description="SEC accession number (EDGAR downloads)")
 
 
 class Chunk(BaseModel):

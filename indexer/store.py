@@ -73,15 +73,26 @@ def pdf_file(folder: Path, meta: DocumentMeta) -> Path:
     return folder / "pdfs" / f"{meta.sha256[:12]}.pdf"
 
 
-def write_pdf(folder: Path, meta: DocumentMeta, source: Path) -> None:
-    """Keep the indexed PDF inside the index (a hard link when possible) so pages render as they were indexed."""
-    target = pdf_file(folder, meta)
+def source_file(folder: Path, meta: DocumentMeta) -> Path:
+    """Where an index keeps the original of a converted document (an HTML filing)."""
+    return folder / "sources" / f"{meta.sha256[:12]}.htm"
+
+
+def _keep(source: Path, target: Path) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     source = source.resolve()
     try:
-        os.link(source, target)
+        os.link(source, target)  # a hard link when possible: no copy, and it outlives the old index folder
     except OSError:
         shutil.copyfile(source, target)
+
+
+def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None = None) -> None:
+    """Keep the indexed PDF inside the index so pages render as they were indexed, and the original beside it
+    when the PDF was converted from HTML."""
+    _keep(pdf, pdf_file(folder, meta))
+    if original is not None and meta.source_format == "html":
+        _keep(original, source_file(folder, meta))
 
 
 def write_chunks(folder: Path, chunks: list[Chunk]) -> None:

@@ -47,7 +47,7 @@ def test_build_list_search_and_exit_statuses(tmp_path: Path, cache_dir: Path) ->
     nothing = tmp_path / "empty"
     nothing.mkdir()
     empty = _cli("build", str(nothing), "--index", str(index), cache=cache_dir)
-    assert empty.returncode == 2 and "no .pdf files" in empty.stderr
+    assert empty.returncode == 2 and "no .pdf or .htm files" in empty.stderr
 
 
 def test_bm25_only_index_is_served_without_dense_search(tmp_path: Path, cache_dir: Path) -> None:

@@ -69,9 +69,9 @@ def test_update_errors_name_what_is_wrong(small_index: Path, cache_dir: Path, tm
         remove_documents(settings, [SIFANG.name, MGM.name])
     with pytest.raises(FilingsError, match="does not exist"):
         add_documents(settings, [tmp_path / "missing.pdf"])
-    with pytest.raises(FilingsError, match="no index at"):
-        add_documents(_settings(tmp_path / "no-index", cache_dir), [BROKER])
     assert _names(small_index) == {SIFANG.name, MGM.name}  # nothing was lost
+    add_documents(_settings(tmp_path / "new-index", cache_dir), [BROKER])  # no index yet: a new one
+    assert _names(tmp_path / "new-index") == {BROKER.name}
 
 
 def test_cli_add_keeps_the_index_embedder_and_remove_exits_2_on_unknown(
