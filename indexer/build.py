@@ -53,7 +53,7 @@ EMBEDDED_KINDS = frozenset({"body"})
 
 # Pages stored by an index are reused for an unchanged file (same sha256) only when they were produced the same
 # way: bump PARSER_VERSION whenever parsing, line grouping, furniture marking or table extraction changes.
-PARSER_VERSION = 1
+PARSER_VERSION = 2
 
 
 def parser_settings(settings: BuildSettings) -> dict[str, object]:
@@ -66,6 +66,8 @@ class BuildReport:
     documents: int = 0
     pages: int = 0
     pages_without_text: int = 0
+    pages_unreadable: int = 0  # a text layer that is not the page's text; not searchable (OCR them with --ocr)
+    pages_ocr: int = 0
     chunks: int = 0
     table_rows: int = 0
     embedded: int = 0
@@ -276,6 +278,8 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
                 sha256=sha,
                 pages=len(pages),
                 pages_without_text=[p.number for p in pages if not p.has_text],
+                pages_unreadable=[p.number for p in pages if p.unreadable],
+                pages_ocr=[p.number for p in pages if p.ocr],
                 source_format="html" if is_html(source.path) else "pdf",
                 **described,  # type: ignore[arg-type]
             )
@@ -359,6 +363,8 @@ def _index_and_publish(
     report.documents = len(parsed)
     report.pages = sum(doc.meta.pages for doc in parsed)
     report.pages_without_text = sum(len(doc.meta.pages_without_text) for doc in parsed)
+    report.pages_unreadable = sum(len(doc.meta.pages_unreadable) for doc in parsed)
+    report.pages_ocr = sum(len(doc.meta.pages_ocr) for doc in parsed)
     report.chunks = len(chunks)
     report.table_rows = sum(1 for chunk in chunks if chunk.kind == "table_row")
 

@@ -195,6 +195,8 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
     heading: str | None = None
     carried = 0  # pages a short section has been carried past its heading
     for page in pages:
+        if page.unreadable:
+            continue  # its text layer is noise: not searchable until OCR'd (--ocr)
         if is_contents_page(page.lines):
             chunks.extend(chunk_page(document, doc_sha, page, settings, None))
             continue

@@ -104,6 +104,9 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         "documents": report.documents,
         "pages": report.pages,
         "pages_without_text": report.pages_without_text,
+        "pages_unreadable": report.pages_unreadable,
+        "pages_ocr": report.pages_ocr,
+        "html_converted": report.converted,
         "chunks": report.chunks,
         "table_rows": report.table_rows,
         "embedded_chunks": report.embedded,
@@ -119,7 +122,15 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
     print(f"  table rows indexed as chunks: {report.table_rows}")
     print(f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index)")
     print(f"  unchanged files not parsed again: {report.reused_documents}")
-    print(f"  pages without text: {report.pages_without_text}")
+    unsearchable = report.pages_without_text + report.pages_unreadable
+    print(
+        f"  pages not searchable: {unsearchable} ({report.pages_without_text} without text, "
+        f"{report.pages_unreadable} with an unreadable text layer)" + ("; --ocr reads them" if unsearchable else "")
+    )
+    if report.pages_ocr:
+        print(f"  pages read by OCR: {report.pages_ocr}")
+    if report.converted:
+        print(f"  HTML filings converted to PDF: {report.converted}")
     print("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
     if report.failures:
         print(f"  {len(report.failures)} file(s) failed:")
@@ -203,8 +214,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
         print(json.dumps([d.model_dump() for d in manifest.documents], ensure_ascii=False, indent=2))
         return EXIT_OK
     for doc in manifest.documents:
-        scanned = f", {len(doc.pages_without_text)} pages without text" if doc.pages_without_text else ""
-        print(f"{doc.document}: {doc.title} [{doc.language or '?'}] {doc.pages} pages{scanned}")
+        unsearchable = len(doc.pages_without_text) + len(doc.pages_unreadable)
+        scanned = f", {unsearchable} pages not searchable (no usable text; --ocr)" if unsearchable else ""
+        scanned += f", {len(doc.pages_ocr)} pages read by OCR" if doc.pages_ocr else ""
+        note = f", {doc.broker} {doc.rating or ''}".rstrip() if doc.broker else ""
+        print(f"{doc.document}: {doc.title} [{doc.language or '?'}] {doc.pages} pages{note}{scanned}")
     embedder = manifest.embedder.id if manifest.embedder else "none (BM25 only)"
     print(f"{len(manifest.documents)} documents, {manifest.chunk_count} chunks, embedder {embedder}")
     return EXIT_OK

@@ -101,6 +101,8 @@ class Page(BaseModel):
     height: float
     lines: list[Line]
     has_text: bool = True
+    unreadable: bool = Field(default=False, description="a text layer that is not the page's text (old OCR, garbled)")
+    ocr: bool = Field(default=False, description="the text was read by OCR")
     tables: list[Table] = Field(default_factory=list)
     regions: list[TableRegion] = Field(default_factory=list, exclude=True, description="parser's table blocks")
 
@@ -116,6 +118,10 @@ class DocumentMeta(BaseModel):
     sha256: str
     pages: int
     pages_without_text: list[int] = Field(default_factory=list)
+    pages_unreadable: list[int] = Field(
+        default_factory=list, description="pages whose text layer is not their text (e.g. an old OCR under a scan)"
+    )
+    pages_ocr: list[int] = Field(default_factory=list, description="pages whose text was read by OCR")
     title: str | None = None
     company: str | None = None
     form: str | None = Field(default=None, description="10-K, 10-Q, 8-K, earnings release, 年报, 研报, …")
@@ -125,6 +131,12 @@ class DocumentMeta(BaseModel):
     stock_code: str | None = None
     tickers: list[str] = Field(default_factory=list, description="trading symbols printed in the document")
     english_name: str | None = Field(default=None, description="the company's English name in a Chinese report")
+    broker: str | None = Field(default=None, description="the broker of a research note (研报)")
+    analysts: list[str] = Field(default_factory=list, description="the note's analysts")
+    rating: str | None = Field(default=None, description="the note's rating: 买入, 增持, 中性, …")
+    rating_action: str | None = Field(default=None, description="首次 (initiated), 维持, 上调 or 下调")
+    target_price: float | None = Field(default=None, description="target price on the note's cover")
+    price: float | None = Field(default=None, description="share price on the note's cover")
     source_format: str = Field(default="pdf", description="pdf, or html (converted to the PDF that is indexed)")
     cik: str | None = Field(default=None, description="SEC Central Index Key (EDGAR downloads)")
     filing_date: str | None = Field(default=None, description="date filed with the SEC (EDGAR downloads)")

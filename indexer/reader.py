@@ -160,16 +160,27 @@ def _matches_form(meta: DocumentMeta, form: str) -> bool:
     return bool(have) and (wanted == have or wanted.replace("-", "") == have.replace("-", "") or wanted in have)
 
 
-def filter_documents(
-    index: LoadedIndex,
-    documents: str | None,
-    company: str | None,
-    year: int | None = None,
-    form: str | None = None,
-) -> list[str] | None:
-    """Names matching a file-name glob, a company, a year and a form; ``None`` when no filter was given."""
-    if not documents and not company and year is None and not form:
+@dataclass(frozen=True)
+class Filters:
+    """Explicit restrictions from the caller: a file-name glob, a company, a year, a form, a broker."""
+
+    documents: str | None = None
+    company: str | None = None
+    year: int | None = None
+    form: str | None = None
+    broker: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.documents and not self.company and self.year is None and not self.form and not self.broker
+
+
+def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
+    """Names of the documents the filters allow; ``None`` when no filter was given. A filter that leaves nothing
+    raises :class:`QueryError` naming the values the index does have."""
+    if filters.empty:
         return None
+    documents, company, year, form = filters.documents, filters.company, filters.year, filters.form
     names = list(index.documents)
     if documents:
         pattern = documents.strip().lower()
@@ -202,6 +213,15 @@ def filter_documents(
         if not names:
             forms = sorted({m.form for m in index.documents.values() if m.form})
             raise QueryError(f"no document of form={form!r} among the selected ones; forms in the index: {forms}")
+    if filters.broker:
+        wanted = filters.broker.strip().lower()
+        names = [n for n in names if wanted in (index.documents[n].broker or "").lower()]
+        if not names:
+            brokers = sorted({m.broker for m in index.documents.values() if m.broker})
+            raise QueryError(
+                f"no research note of broker={filters.broker!r} among the selected ones; brokers in the index: "
+                + (", ".join(brokers) or "none")
+            )
     return names
 
 

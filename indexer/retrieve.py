@@ -21,7 +21,7 @@ from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Cell, Chunk
-from indexer.reader import LoadedIndex, allowed_rows, filter_documents, get_page
+from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page
 from indexer.regex_search import compile_pattern, regex_matches
 from indexer.routing import Route, route
 from indexer.sections import question_sections
@@ -93,16 +93,6 @@ DEFAULT_OPTIONS = SearchOptions()
 PLAIN_OPTIONS = SearchOptions(expand=False, routing=False, document_focus=False, sections=False, highlights=False)
 
 
-@dataclass(frozen=True)
-class Filters:
-    """Explicit restrictions from the caller: a file-name glob, a company, a year, a form."""
-
-    documents: str | None = None
-    company: str | None = None
-    year: int | None = None
-    form: str | None = None
-
-
 def check_query(query: str) -> str:
     text = " ".join(query.split())
     if not text:
@@ -119,7 +109,7 @@ def check_query(query: str) -> str:
 def _scope(
     index: LoadedIndex, text: str, filters: Filters, options: SearchOptions
 ) -> tuple[list[str] | None, DocumentFocus]:
-    explicit = filter_documents(index, filters.documents, filters.company, filters.year, filters.form)
+    explicit = filter_documents(index, filters)
     if not options.document_focus:
         return explicit, DocumentFocus(None, frozenset(), False)
     candidates = [index.documents[n] for n in (explicit if explicit is not None else index.documents)]
@@ -261,6 +251,7 @@ def search(
     *,
     year: int | None = None,
     form: str | None = None,
+    broker: str | None = None,
     use_regex: bool = False,
     options: SearchOptions = DEFAULT_OPTIONS,
 ) -> list[Hit]:
@@ -269,10 +260,10 @@ def search(
     With ``use_regex`` the query is a case-insensitive regular expression matched against the passages of the
     documents the filters allow (no expansion or company detection), hits ranked by number of matches.
     """
+    filters = Filters(documents, company, year, form, broker)
     if use_regex:
-        return regex_search(index, query, top_k, Filters(documents, company, year, form), options)
+        return regex_search(index, query, top_k, filters, options)
     text = strip_instructions(check_query(query))
-    filters = Filters(documents, company, year, form)
     scope, found = _scope(index, text, filters, options)
     allowed = allowed_rows(index, scope)
     plan = route(text) if options.routing else Route("plain", 1.0, 1.0, 1.0)
@@ -337,7 +328,7 @@ def _hit(
 
 
 def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters, options: SearchOptions) -> list[Hit]:
-    scope = filter_documents(index, filters.documents, filters.company, filters.year, filters.form)
+    scope = filter_documents(index, filters)
     allowed = allowed_rows(index, scope)
     rows = [
         row

@@ -408,7 +408,10 @@ def check_totals(table: Table) -> TotalsCheck:
 
 def with_tables(pages: list[Page]) -> list[Page]:
     """The pages with their tables found (after furniture is marked, so no running header joins a table)."""
-    return [page.model_copy(update={"tables": find_tables(page)}) if page.has_text else page for page in pages]
+    return [
+        page.model_copy(update={"tables": find_tables(page)}) if page.has_text and not page.unreadable else page
+        for page in pages
+    ]
 
 
 def row_text(table: Table, row: TableRow) -> str:

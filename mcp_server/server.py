@@ -90,8 +90,11 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
             bool,
             Field(description=r"treat query as a case-insensitive regular expression, e.g. '\$[\d,]+\s*million'"),
         ] = False,
+        broker: Annotated[
+            str | None, Field(description="restrict to research notes (研报) of this broker, e.g. '德邦证券'")
+        ] = None,
     ) -> SearchResult:
-        return _call(loader, search_reports_tool, query, top_k, documents, company, year, form, use_regex)
+        return _call(loader, search_reports_tool, query, top_k, documents, company, year, form, use_regex, broker)
 
     def get_page(
         document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],

@@ -7,7 +7,7 @@ from collections import Counter
 from indexer.errors import NotFoundError
 from indexer.models import Box, Cell
 from indexer.quotes import locate
-from indexer.reader import LoadedIndex, document_meta, filter_documents, get_page, pdf_path
+from indexer.reader import Filters, LoadedIndex, document_meta, filter_documents, get_page, pdf_path
 from indexer.render import render_png
 from indexer.retrieve import search
 from indexer.store import Manifest
@@ -57,10 +57,19 @@ def search_reports_tool(
     year: int | None = None,
     form: str | None = None,
     use_regex: bool = False,
+    broker: str | None = None,
 ) -> SearchResult:
-    scope = filter_documents(index, documents, company, year, form)
+    scope = filter_documents(index, Filters(documents, company, year, form, broker))
     hits = search(
-        index, query, top_k=top_k, documents=documents, company=company, year=year, form=form, use_regex=use_regex
+        index,
+        query,
+        top_k=top_k,
+        documents=documents,
+        company=company,
+        year=year,
+        form=form,
+        broker=broker,
+        use_regex=use_regex,
     )
     out = []
     for hit in hits:
@@ -105,6 +114,8 @@ def get_page_tool(index: LoadedIndex, document: str, page: int) -> PageResult:
         width=record.width,
         height=record.height,
         has_text=record.has_text,
+        unreadable=record.unreadable,
+        ocr=record.ocr,
         text=record.text,
         lines=[PageLine(text=line.text, bbox=_bbox(line.box), furniture=line.furniture) for line in record.lines],
         tables=[

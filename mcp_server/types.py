@@ -26,6 +26,22 @@ class DocumentInfo(BaseModel):
     stock_code: str | None
     pages: int
     pages_without_text: list[int] = Field(description="pages with no text layer (scanned/images): not searchable")
+    pages_unreadable: list[int] = Field(
+        default_factory=list,
+        description="pages whose text layer is not their text (old OCR under a scan): not searchable",
+    )
+    pages_ocr: list[int] = Field(default_factory=list, description="pages whose text was read by OCR (check figures)")
+    tickers: list[str] = Field(default_factory=list)
+    broker: str | None = Field(default=None, description="research note (研报): the broker")
+    analysts: list[str] = Field(default_factory=list, description="research note: analysts on the cover")
+    rating: str | None = Field(default=None, description="research note: rating (买入, 增持, 中性, …)")
+    rating_action: str | None = Field(default=None, description="research note: 首次, 维持, 上调 or 下调")
+    target_price: float | None = Field(default=None, description="research note: target price on the cover")
+    price: float | None = Field(default=None, description="research note: share price on the cover")
+    source_format: str = Field(default="pdf", description="pdf, or html (served as the PDF it was converted to)")
+    cik: str | None = Field(default=None, description="SEC CIK, for filings fetched from EDGAR")
+    filing_date: str | None = Field(default=None, description="date filed with the SEC")
+    accession: str | None = Field(default=None, description="SEC accession number")
 
 
 class DocumentList(BaseModel):
@@ -114,6 +130,8 @@ class PageResult(BaseModel):
     width: float
     height: float
     has_text: bool = Field(description="False for a scanned page without a text layer")
+    unreadable: bool = Field(default=False, description="text layer present but not the page's text; not searchable")
+    ocr: bool = Field(default=False, description="the text was read by OCR")
     text: str
     lines: list[PageLine]
     tables: list[PageTable] = Field(default_factory=list, description="tables found on the page, row by row")

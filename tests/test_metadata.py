@@ -30,3 +30,31 @@ def test_ten_k_fiscal_year_comes_from_the_cover() -> None:
     text = "FORM 10-K\nFor the fiscal year ended January 28, 2023\nBEST BUY CO., INC.\n(Exact name of registrant"
     assert detect_form("x.pdf", text) == "10-K"
     assert detect_period("10-K", "x.pdf", text) == "FY2023"
+
+
+def test_broker_note_cover() -> None:
+    """The real 德邦证券 note on 高测股份 (also ../shared/corpus/broker/): broker, analyst, rating, price, date."""
+    meta = describe(BROKER.name, PdfParser().parse(BROKER))
+    assert meta["broker"] == "德邦证券"
+    assert meta["analysts"] == ["倪正洋"]  # the licensed analyst; the research assistant has no SAC number
+    assert (meta["rating"], meta["rating_action"]) == ("增持", "维持")
+    assert (meta["price"], meta["target_price"]) == (82.42, None)  # the cover prints no target price
+    assert meta["period"] == "2022-07-19"
+    renamed = describe("note.pdf", PdfParser().parse(BROKER))  # without the file name's hint
+    assert renamed["broker"] == "德邦证券" and renamed["company"] == "高测股份"
+
+
+def test_annual_report_and_filings_have_no_broker_fields() -> None:
+    for pdf in (SIFANG, BESTBUY_10Q):
+        meta = describe(pdf.name, PdfParser().parse(pdf))
+        assert "broker" not in meta and "rating" not in meta
+
+
+def test_broker_rating_and_target_price_forms() -> None:
+    from indexer.metadata import _CURRENT_PRICE, _RATING, _RATING_LABELLED, _TARGET_PRICE
+
+    assert _RATING.search("买入（首次）").groups() == ("买入", "首次")
+    assert _RATING.search("增持(维持评级)").groups() == ("增持", "维持")
+    assert _RATING_LABELLED.search("投资评级：推荐").group(1) == "推荐"
+    assert _TARGET_PRICE.search("目标价格（元）：105.60").group(1) == "105.60"
+    assert _CURRENT_PRICE.search("收盘价(元) 1,234.5").group(1) == "1,234.5"

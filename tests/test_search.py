@@ -5,7 +5,8 @@ import pytest
 from indexer.errors import NotFoundError, QueryError
 from indexer.reader import LoadedIndex, get_page
 from indexer.retrieve import search
-from tests.conftest import SAMPLES, SIFANG, text_under
+from mcp_server.tools import list_documents_tool
+from tests.conftest import BROKER, SAMPLES, SIFANG, text_under
 
 
 def _squash(text: str) -> str:
@@ -134,3 +135,12 @@ def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_index: LoadedIn
 def test_regex_hits_highlight_the_matches(samples_index: LoadedIndex) -> None:
     hit = search(samples_index, r"\$[\d,.]+\s*billion", top_k=1, use_regex=True)[0]
     assert hit.highlights and all("billion" in h.text.lower() or h.text.startswith("$") for h in hit.highlights)
+
+
+def test_broker_filter_and_broker_fields_in_list_documents(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "金刚线 产能", top_k=3, broker="德邦")
+    assert hits and {h.document for h in hits} == {BROKER.name}
+    with pytest.raises(QueryError, match="brokers in the index: 德邦证券"):
+        search(samples_index, "金刚线", broker="中信证券")
+    doc = next(d for d in list_documents_tool(samples_index).documents if d.document == BROKER.name)
+    assert (doc.broker, doc.rating, doc.analysts) == ("德邦证券", "增持", ["倪正洋"])

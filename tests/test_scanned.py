@@ -1,0 +1,66 @@
+"""Scanned pages: an unreadable text layer is detected and kept out of search; --ocr reads it (local Tesseract)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexer.build import build_index
+from indexer.parse import PdfParser, find_tessdata
+from indexer.reader import load_index
+from indexer.retrieve import search
+from indexer.settings import BuildSettings
+from mcp_server.tools import get_page_tool, list_documents_tool
+from tests.conftest import ROOT, SIFANG
+
+SCANNED = ROOT / "tests" / "pdfs" / "scanned_tianjian_letter_p1-2.pdf"
+
+
+def _tesseract_ready() -> bool:
+    try:
+        find_tessdata(None)
+    except Exception:
+        return False
+    return True
+
+
+def _build(tmp_path: Path, cache_dir: Path, ocr: bool) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for pdf in (SCANNED, SIFANG):
+        shutil.copy(pdf, docs / pdf.name)
+    index = tmp_path / ("ocr" if ocr else "plain")
+    settings = BuildSettings(
+        index_dir=index, docs_dir=docs, embedder="none", ocr=ocr, progress=False, cache_dir=cache_dir
+    )
+    build_index(settings)
+    return index
+
+
+def test_an_old_hidden_ocr_layer_is_detected_and_not_indexed(tmp_path: Path, cache_dir: Path) -> None:
+    pages = PdfParser().parse(SCANNED)
+    assert [(p.has_text, p.unreadable, p.ocr) for p in pages] == [(True, True, False)] * 2
+    assert not any(p.unreadable for p in PdfParser().parse(SIFANG))  # a born-digital report is readable
+    index = load_index(_build(tmp_path, cache_dir, ocr=False), cache_dir)
+    doc = next(d for d in list_documents_tool(index).documents if d.document == SCANNED.name)
+    assert doc.pages_unreadable == [1, 2] and doc.pages_ocr == []
+    assert not [c for c in index.chunks if c.document == SCANNED.name]  # noise stays out of search
+    page = get_page_tool(index, SCANNED.name, 1)
+    assert page.unreadable and not page.ocr
+
+
+@pytest.mark.skipif(not _tesseract_ready(), reason="Tesseract language data (chi_sim, eng) not installed")
+def test_ocr_reads_the_scanned_pages_with_word_boxes(tmp_path: Path, cache_dir: Path) -> None:
+    index = load_index(_build(tmp_path, cache_dir, ocr=True), cache_dir)
+    doc = next(d for d in list_documents_tool(index).documents if d.document == SCANNED.name)
+    assert doc.pages_ocr == [1, 2] and doc.pages_unreadable == []
+    page = get_page_tool(index, SCANNED.name, 1)
+    assert page.ocr and "Pan-China" in page.text and "菲" in page.text
+    assert all(0 <= ln.bbox.x0 < ln.bbox.x1 <= page.width and 0 <= ln.bbox.top < ln.bbox.bottom <= page.height
+               for ln in page.lines)  # fmt: skip
+    hits = search(index, "天健 问询函 菲达环保", top_k=3, documents=SCANNED.name)
+    assert hits and hits[0].document == SCANNED.name
+    # the born-digital report beside it is not OCR'd
+    assert next(d for d in list_documents_tool(index).documents if d.document == SIFANG.name).pages_ocr == []
