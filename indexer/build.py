@@ -8,7 +8,7 @@ import logging
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -307,9 +307,10 @@ def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
     if not added:
         raise FilingsError(f"no .pdf or .htm files in {', '.join(map(str, paths))}; nothing to add")
     names = {source.name for source in added}
-    current = index_sources(settings.index_dir) if (settings.index_dir / MANIFEST).exists() else []
-    kept = [s for s in current if s.name not in names]
-    return build_from(settings, kept + added)
+    if not (settings.index_dir / MANIFEST).exists():
+        return build_from(settings, added)
+    kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
+    return build_from(_as_the_index_was_built(settings), kept + added)
 
 
 def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
@@ -328,7 +329,15 @@ def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
             f"removing {', '.join(names)} would leave the index at {settings.index_dir} empty; "
             "delete the folder instead"
         )
-    return build_from(settings, kept)
+    return build_from(_as_the_index_was_built(settings), kept)
+
+
+def _as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
+    """An update keeps the index's embedder (its vectors are only comparable with their own model) and its OCR
+    setting (``--ocr`` on an update turns OCR on)."""
+    manifest = read_manifest(settings.index_dir)
+    embedder = manifest.embedder.spec if manifest.embedder is not None else "none"
+    return replace(settings, embedder=embedder, ocr=settings.ocr or bool(manifest.parser.get("ocr", False)))
 
 
 def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:

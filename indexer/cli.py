@@ -140,19 +140,11 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
 
 def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
     """build, add and remove: one build of a list of files, published atomically."""
-    if args.command == "build":
-        embedder, ocr = args.embedder, args.ocr
-    elif args.command == "add" and not (args.index_dir / "manifest.json").exists():  # a new index
-        embedder, ocr = DEFAULT_EMBEDDER, bool(getattr(args, "ocr", False))
-    else:  # an update keeps the index's embedder and OCR setting
-        manifest = read_manifest(args.index_dir)
-        embedder = manifest.embedder.spec if manifest.embedder else "none"
-        ocr = bool(getattr(args, "ocr", False) or manifest.parser.get("ocr", False))
-    settings = BuildSettings(
+    settings = BuildSettings(  # add and remove keep the index's embedder and OCR setting (see build.py)
         index_dir=args.index_dir,
         docs_dir=getattr(args, "docs_dir", None),
-        embedder=embedder,
-        ocr=ocr,
+        embedder=getattr(args, "embedder", DEFAULT_EMBEDDER),
+        ocr=bool(getattr(args, "ocr", False)),
         tessdata=getattr(args, "tessdata", None),
         password=getattr(args, "password", None),
         batch_size=max(1, args.batch_size),

@@ -12,6 +12,8 @@ from indexer.reader import LoadedIndex, load_index
 from indexer.settings import BuildSettings
 
 ROOT = Path(__file__).resolve().parent.parent
+# The project's read-only shared material (recorded EDGAR responses, corpora), beside the project folder.
+SHARED = Path(os.environ.get("FILINGS_SHARED_DIR") or ROOT.parent / "shared")
 SAMPLES = ROOT / "data" / "samples"
 BESTBUY_10Q = SAMPLES / "BESTBUY_2024Q2_10Q.pdf"
 MGM = SAMPLES / "MGMRESORTS_2022Q4_EARNINGS.pdf"

@@ -9,9 +9,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.conftest import ROOT
+from tests.conftest import SHARED
 
-RECORDED = ROOT.parent / "shared" / "corpus" / "edgar"
+RECORDED = SHARED / "corpus" / "edgar"
 NOT_FOUND = RECORDED / "_errors" / "data.sec.gov" / "submissions" / "CIK-000000001.json.404.xml"
 
 

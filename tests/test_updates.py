@@ -20,7 +20,7 @@ from indexer.build import add_documents, build_index, remove_documents
 from indexer.cli import main as cli_main
 from indexer.errors import FilingsError, NotFoundError
 from indexer.reader import load_index
-from indexer.retrieve import search
+from indexer.retrieve import SearchOptions, search
 from indexer.settings import BuildSettings
 from indexer.store import read_manifest
 from mcp_server.loader import IndexLoader
@@ -161,3 +161,47 @@ def test_a_running_server_serves_the_new_version_on_its_next_call(small_index: P
     after = {d["document"] for d in out["after"].structured_content["documents"]}
     assert before == {SIFANG.name, MGM.name} and after == before | {BROKER.name}
     assert not out["page"].is_error and out["page"].structured_content["page_count"] == 4
+
+
+def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cache_dir: Path) -> None:
+    """Twenty one-page filings (pages of the Best Buy 10-Q, cut with pypdfium2), embedded with the default model;
+    then one more: only its chunks are embedded; the others' chunks, boxes and vectors are the same, so semantic
+    search over them answers exactly as before. (BM25 scores shift a little: IDF is a property of the corpus.)"""
+    import pypdfium2 as pdfium
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    with pdfium.PdfDocument(BESTBUY_10Q) as source:
+        for number in range(1, 22):
+            piece = pdfium.PdfDocument.new()
+            piece.import_pages(source, [number - 1])
+            piece.save(docs / f"bestbuy_p{number:02d}.pdf" if number <= 20 else tmp_path / "bestbuy_p21.pdf")
+            piece.close()
+    index_dir = tmp_path / "index"
+    first = build_index(BuildSettings(index_dir=index_dir, docs_dir=docs, progress=False, cache_dir=cache_dir))
+    assert first.documents == 20 and first.embedded > 20
+    before = load_index(index_dir, cache_dir)
+    dense_only = SearchOptions(retrievers=("dense",))
+    questions = ["revenue six months", "merchandise inventories", "share repurchases", "income tax expense"]
+    scope = "bestbuy_p[01]?.pdf"  # pages 1-19 (a glob cannot leave out just page 21 beside page 20)
+    answers = {q: [(h.chunk_id, h.score) for h in search(before, q, 5, scope, options=dense_only)] for q in questions}
+
+    report = add_documents(_settings(index_dir, cache_dir), [tmp_path / "bestbuy_p21.pdf"])
+    after = load_index(index_dir, cache_dir)
+    assert after.dense is not None and before.dense is not None  # the index keeps its embedder
+    new_chunks = sum(1 for row in after.dense.rows if after.chunks[row].document == "bestbuy_p21.pdf")
+    assert report.reused_documents == 20
+    assert report.reused_vectors == first.embedded and report.embedded - report.reused_vectors == new_chunks > 0
+
+    def others(index):  # type: ignore[no-untyped-def]
+        vectors = dict(zip(index.dense.rows.tolist(), index.dense.vectors(), strict=True))
+        return {
+            c.chunk_id: (c.text, c.boxes, vectors[row].tobytes() if row in vectors else None)
+            for row, c in enumerate(index.chunks)
+            if c.document != "bestbuy_p21.pdf"
+        }
+
+    assert others(after) == others(before)
+    for question, expected in answers.items():
+        hits = search(after, question, 5, scope, options=dense_only)
+        assert [(h.chunk_id, h.score) for h in hits] == expected, question
