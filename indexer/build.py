@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import sys
@@ -34,6 +33,7 @@ from indexer.store import (
     publish,
     read_manifest,
     read_pages,
+    sha256_file,
     source_file,
     staging_folder,
     write_chunks,
@@ -126,14 +126,6 @@ def sources_to_add(paths: list[Path]) -> list[Source]:
         else:
             raise FilingsError(f"{path} does not exist; pass PDF files or folders that hold them")
     return sources
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[no-untyped-def]

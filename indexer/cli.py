@@ -29,6 +29,7 @@ from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings, default_cache_dir
 from indexer.store import read_manifest
+from indexer.verify import verify_index
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     fetch.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     fetch.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch (with --index)")
     fetch.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    verify = sub.add_parser("verify", help="check an index's files against the hashes in its manifest")
+    verify.add_argument("--index", type=Path, required=True, dest="index_dir")
+    verify.add_argument("--json", action="store_true")
 
     listing = sub.add_parser("list", help="list the documents of an index")
     listing.add_argument("--index", type=Path, required=True, dest="index_dir")
@@ -200,6 +205,19 @@ def _fetch_text(summary: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
+def _cmd_verify(args: argparse.Namespace, cache_dir: Path) -> int:
+    report = verify_index(args.index_dir, cache_dir)
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print(f"{report.index}: {report.files_checked} files checked, {len(report.problems)} problem(s)")
+        for finding in report.problems:
+            print(f"  PROBLEM {finding.path or '(index)'}: {finding.problem}")
+        for finding in report.notes:
+            print(f"  note {finding.path}: {finding.problem}")
+    return EXIT_OK if report.ok else EXIT_SOME_FAILED
+
+
 def _cmd_list(args: argparse.Namespace) -> int:
     manifest = read_manifest(args.index_dir)
     if args.json:
@@ -258,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in ("build", "add", "remove"):
             return _cmd_build(args, cache_dir)
+        if args.command == "verify":
+            return _cmd_verify(args, cache_dir)
         if args.command == "fetch":
             return _cmd_fetch(args, cache_dir)
         if args.command == "list":

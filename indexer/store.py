@@ -13,6 +13,7 @@ Layout (schema 2)::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -58,6 +59,9 @@ class Manifest(BaseModel):
     failures: list[Failure] = Field(default_factory=list)
     chunk_count: int = 0
     embedded_chunks: int = 0
+    files: dict[str, str] = Field(
+        default_factory=dict, description="sha256 of every file of the index but this one (filings-index verify)"
+    )
 
 
 def pages_file(folder: Path, meta: DocumentMeta) -> Path:
@@ -114,8 +118,24 @@ def write_pages(folder: Path, meta: DocumentMeta, pages: list[Page]) -> None:
     np.save(_offsets_file(target), np.array(offsets, dtype=np.int64))
 
 
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def index_files(folder: Path) -> list[str]:
+    """Every file of an index folder but its manifest, as sorted relative paths."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
+
+
 def write_manifest(folder: Path, manifest: Manifest) -> None:
-    (folder / MANIFEST).write_text(manifest.model_dump_json(indent=2), encoding="utf-8")
+    """Write the manifest last, with the hash of every other file (so `verify` can tell a damaged index)."""
+    files = {name: sha256_file(folder / name) for name in index_files(folder)}
+    text = manifest.model_copy(update={"files": files}).model_dump_json(indent=2)
+    (folder / MANIFEST).write_text(text, encoding="utf-8")
 
 
 def read_manifest(folder: Path) -> Manifest:

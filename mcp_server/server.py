@@ -17,6 +17,7 @@ from pydantic import Field
 
 from indexer.errors import FilingsError
 from indexer.store import read_manifest
+from mcp_server.auth import SharedTokenVerifier
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
 from mcp_server.settings import ServerSettings
@@ -60,6 +61,7 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
             "Search financial filings (SEC 10-K/10-Q/8-K, earnings releases) and Chinese annual reports (年报) and "
             f"broker research (研报) stored locally. {_CITE}\n{scope}"
         ),
+        auth=SharedTokenVerifier(settings.token) if settings.transport == "http" and settings.token else None,
     )
 
     def list_documents() -> DocumentList:
@@ -195,5 +197,15 @@ def run(settings: ServerSettings) -> int:
     timer = threading.Timer(LOAD_DELAY_S, loader.start)
     timer.daemon = True
     timer.start()
-    server.run(transport="stdio", show_banner=False)
+    if settings.transport == "http":
+        logger.warning(
+            "serving %s over HTTP at http://%s:%d/mcp/%s",
+            settings.index_dir,
+            settings.host,
+            settings.port,
+            " (bearer token required)" if settings.token else "",
+        )
+        server.run(transport="http", host=settings.host, port=settings.port, show_banner=False)
+    else:
+        server.run(transport="stdio", show_banner=False)
     return 0

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.settings import default_cache_dir
+from mcp_server.auth import TOKEN_ENV, is_loopback
 
 
 @dataclass(frozen=True)
@@ -16,11 +17,15 @@ class ServerSettings:
     cache_dir: Path
     load_timeout: float = 120.0
     log_level: str = "WARNING"
+    transport: str = "stdio"  # or "http" (Streamable HTTP): one loaded index shared by several clients
+    host: str = "127.0.0.1"
+    port: int = 8765
+    token: str | None = None  # bearer token the HTTP transport requires (mandatory off loopback)
 
 
 def parse_settings(argv: list[str] | None = None) -> ServerSettings:
     parser = argparse.ArgumentParser(
-        prog="filings-mcp", description="MCP server (stdio) over an index built by `filings-index build`."
+        prog="filings-mcp", description="MCP server (stdio or HTTP) over an index built by `filings-index build`."
     )
     parser.add_argument(
         "--index",
@@ -33,12 +38,27 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         "--load-timeout", type=float, default=120.0, help="seconds a call waits for the index to finish loading"
     )
     parser.add_argument("--log-level", default=os.environ.get("FILINGS_LOG_LEVEL", "WARNING"))
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or http")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind (default loopback only)")
+    parser.add_argument("--port", type=int, default=8765, help="HTTP: port (default 8765)")
+    parser.add_argument(
+        "--token", default=os.environ.get(TOKEN_ENV), help=f"HTTP: bearer token clients must send (or ${TOKEN_ENV})"
+    )
     args = parser.parse_args(argv)
     if args.index is None:
         parser.error("no index given: pass --index INDEX_DIR or set FILINGS_INDEX")
+    if args.transport == "http" and not is_loopback(args.host) and not args.token:
+        parser.error(
+            f"--host {args.host} exposes the index beyond this machine: pass --token (or set {TOKEN_ENV}) so that "
+            "only clients with the token are served, or bind to 127.0.0.1"
+        )
     return ServerSettings(
         index_dir=Path(args.index).expanduser().resolve(),
         cache_dir=args.cache_dir or default_cache_dir(),
         load_timeout=args.load_timeout,
         log_level=args.log_level.upper(),
+        transport=args.transport,
+        host=args.host,
+        port=args.port,
+        token=args.token or None,
     )

@@ -1,0 +1,108 @@
+"""The Streamable HTTP transport: one loaded index shared by several clients, guarded by a bearer token."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.conftest import ROOT, SIFANG
+
+TOKEN = "test-token-7f3a"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def http_server(samples_index_dir: Path, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    log = (tmp_path_factory.mktemp("http") / "server.log").open("w+b")  # a pipe nobody reads could fill up
+    command = [sys.executable, "-m", "mcp_server", "--index", str(samples_index_dir), "--cache-dir", str(cache_dir)]
+    proc = subprocess.Popen(
+        [*command, "--transport", "http", "--port", str(port), "--token", TOKEN],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        log.seek(0)
+        pytest.fail("the HTTP server did not start: " + log.read().decode(errors="replace"))
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        log.close()
+
+
+async def _session(url: str, token: str | None, calls: int) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    out: dict[str, Any] = {}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as client,
+        streamable_http_client(url, http_client=client) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        out["docs"] = await session.call_tool("list_documents", {})
+        questions = ["营业收入", "net revenues", "金刚线 产能", "comparable sales", "总资产"]
+        started = time.perf_counter()
+        results = await asyncio.gather(
+            *(session.call_tool("search_reports", {"query": questions[i % 5], "top_k": 3}) for i in range(calls)),
+            session.call_tool("get_page", {"document": SIFANG.name, "page": 5}),
+            session.call_tool("locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32"}),
+        )
+        out["seconds"] = time.perf_counter() - started
+        out["results"] = results
+    return out
+
+
+def test_served_over_http_with_the_token(http_server: str) -> None:
+    out = asyncio.run(_session(http_server, TOKEN, calls=20))
+    assert {d["document"] for d in out["docs"].structured_content["documents"]} >= {SIFANG.name}
+    assert all(not r.is_error for r in out["results"])
+    *searches, page, quote = out["results"]
+    assert all(r.structured_content["hits"] for r in searches)
+    assert page.structured_content["page"] == 5 and quote.structured_content["verified"]
+
+
+def test_requests_without_the_token_are_refused(http_server: str) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Accept": "application/json, text/event-stream"}
+    for auth in ({}, {"Authorization": "Bearer wrong"}):
+        answer = httpx2.post(http_server, json=body, headers=headers | auth, timeout=30)
+        assert answer.status_code == 401
+
+
+def test_a_public_address_without_a_token_is_refused() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "mcp_server", "--index", "x", "--transport", "http", "--host", "0.0.0.0"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert run.returncode == 2 and "--token" in run.stderr and "127.0.0.1" in run.stderr

@@ -1,0 +1,63 @@
+"""`filings-index verify` and a damaged index: what is wrong is named; a server keeps the version it has."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexer.build import build_index
+from indexer.cli import main as cli_main
+from indexer.errors import IndexLoadError
+from indexer.reader import load_index
+from indexer.settings import BuildSettings
+from indexer.verify import verify_index
+from mcp_server.loader import IndexLoader
+from tests.conftest import BROKER, SIFANG
+
+
+@pytest.fixture
+def index_dir(tmp_path: Path, cache_dir: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for pdf in (SIFANG, BROKER):
+        shutil.copy(pdf, docs / pdf.name)
+    index = tmp_path / "index"
+    build_index(BuildSettings(index_dir=index, docs_dir=docs, embedder="none", progress=False, cache_dir=cache_dir))
+    return index
+
+
+def test_a_fresh_index_verifies(index_dir: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = verify_index(index_dir, cache_dir)
+    assert report.ok and report.files_checked >= 8  # chunks, pages + offsets, pdfs, both BM25 folders
+    assert cli_main(["--cache-dir", str(cache_dir), "verify", "--index", str(index_dir)]) == 0
+    assert "0 problem(s)" in capsys.readouterr().out
+
+
+def test_a_changed_byte_and_a_missing_file_are_named(index_dir: Path, cache_dir: Path) -> None:
+    pdf = next((index_dir / "pdfs").iterdir())
+    data = bytearray(pdf.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    pdf.unlink()  # a hard link to the source: replace it rather than change the user's file
+    pdf.write_bytes(bytes(data))
+    pages = next((index_dir / "pages").glob("*.jsonl"))
+    pages.unlink()
+    report = verify_index(index_dir, cache_dir)
+    problems = {f.path: f.problem for f in report.problems}
+    assert problems[f"pdfs/{pdf.name}"].startswith("changed since the build")
+    assert problems[f"pages/{pages.name}"].startswith("missing")
+    assert not report.ok
+
+
+def test_a_truncated_chunk_file_is_refused_and_a_server_keeps_its_version(index_dir: Path, cache_dir: Path) -> None:
+    loader = IndexLoader(index_dir, cache_dir, timeout=60)
+    serving = loader.get()
+    chunks = index_dir / "chunks.jsonl"
+    text = chunks.read_text(encoding="utf-8")
+    (index_dir / "manifest.json").touch()  # looks like a new version to the server
+    chunks.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(IndexLoadError, match="rebuild"):
+        load_index(index_dir, cache_dir)
+    assert loader.get() is serving  # the damaged version is not loaded; the previous one keeps serving
+    assert any(f.path == "chunks.jsonl" for f in verify_index(index_dir, cache_dir).problems)
