@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pdfplumber
@@ -60,3 +61,11 @@ def text_under(pdf: Path, page: int, boxes: list[Box], level: str = "words") -> 
         ]
         out.append("".join(item["text"] for item in sorted(inside, key=lambda item: item["x0"])))
     return "".join(out)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many hostile cases the run tried (tool calls with generated or hand-picked bad arguments)."""
+    hostile = next((m for name, m in sys.modules.items() if name.endswith("test_hostile_inputs")), None)
+    if hostile is not None and hostile.TRIED:
+        counts = ", ".join(f"{tool} {hostile.TRIED.count(tool)}" for tool in sorted(set(hostile.TRIED)))
+        terminalreporter.write_line(f"hostile tool inputs tried: {len(hostile.TRIED)} ({counts}); no crash, no hang")
