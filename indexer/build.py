@@ -221,7 +221,8 @@ def _pages_of(
         pdf = workdir / f"{sha[:12]}.pdf"
         html_to_pdf(source.path, pdf)
         report.converted += 1
-    return with_tables(mark_furniture(parser.parse(pdf), settings.chunking)), pdf, None
+    password = settings.passwords.get(source.name, settings.passwords.get(source.path.name))
+    return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking)), pdf, None
 
 
 def _edgar_fields(source: Source, known: DocumentMeta | None) -> dict[str, object]:
@@ -249,10 +250,16 @@ def _edgar_fields(source: Source, known: DocumentMeta | None) -> dict[str, objec
 def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport, workdir: Path) -> list[Parsed]:
     """Parse each file (HTML converted to PDF in ``workdir`` first), or reuse the previous index's pages of an
     unchanged one; describe and chunk it."""
-    parser = PdfParser(ocr=settings.ocr, password=settings.password, tessdata=settings.tessdata)
+    parser = PdfParser(
+        ocr=settings.ocr,
+        password=settings.password,
+        tessdata=settings.tessdata,
+        timeout=settings.parse_timeout,
+        max_pages=settings.max_pages,
+    )
     previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []
-    with _progress(len(sources), "file", "parsing", settings.progress) as bar:
+    with parser, _progress(len(sources), "file", "parsing", settings.progress) as bar:
         for source in sources:
             name = source.name
             try:

@@ -25,6 +25,7 @@ from indexer.edgar import (
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.errors import FilingsError
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
+from indexer.parse import MAX_PAGES, PARSE_TIMEOUT_S
 from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings, default_cache_dir
@@ -61,7 +62,14 @@ def _parser() -> argparse.ArgumentParser:
     for command in (build, add):
         command.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (local Tesseract)")
         command.add_argument("--tessdata", type=Path, default=None, help="folder with chi_sim/eng .traineddata")
-        command.add_argument("--password", default=None, help="password for encrypted PDFs")
+        command.add_argument(
+            "--password",
+            action="append",
+            default=[],
+            help="password for encrypted PDFs: SECRET for all, or FILE.pdf=SECRET for one file (repeatable)",
+        )
+        command.add_argument("--parse-timeout", type=float, default=PARSE_TIMEOUT_S, help="seconds one file may take")
+        command.add_argument("--max-pages", type=int, default=MAX_PAGES, help="pages one file may have")
 
     fetch = sub.add_parser("fetch", help="download filings from SEC EDGAR (and, with --index, add them)")
     fetch.add_argument("--ticker", required=True, help="trading symbol, e.g. AAPL")
@@ -143,6 +151,12 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
             print(f"    {failure.document}: {failure.reason}")
 
 
+def _per_file(password: str) -> bool:
+    """'report.pdf=secret' names its file; a bare 'secret' is for every encrypted file."""
+    name, _, secret = password.partition("=")
+    return bool(secret) and name.lower().endswith((".pdf", ".htm", ".html"))
+
+
 def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
     """build, add and remove: one build of a list of files, published atomically."""
     settings = BuildSettings(  # add and remove keep the index's embedder and OCR setting (see build.py)
@@ -151,7 +165,10 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         embedder=getattr(args, "embedder", DEFAULT_EMBEDDER),
         ocr=bool(getattr(args, "ocr", False)),
         tessdata=getattr(args, "tessdata", None),
-        password=getattr(args, "password", None),
+        password=next((p for p in getattr(args, "password", []) if not _per_file(p)), None),
+        passwords=dict(p.split("=", 1) for p in getattr(args, "password", []) if _per_file(p)),
+        parse_timeout=getattr(args, "parse_timeout", PARSE_TIMEOUT_S),
+        max_pages=getattr(args, "max_pages", MAX_PAGES),
         batch_size=max(1, args.batch_size),
         progress=not args.no_progress,
         cache_dir=cache_dir,

@@ -89,59 +89,110 @@ def _table_regions(blocks: list) -> list[TableRegion]:  # type: ignore[type-arg]
 UNREADABLE_REASONS = frozenset({"invisible-text-layer"})
 
 
-class PdfParser:
-    """Parses PDFs into :class:`Page` records. One instance can parse many files.
+# A parse of one file may take at most this long (the worker process is killed after it), and a file may have at
+# most this many pages: a PDF bomb or a pathological page stops one file, not the build.
+PARSE_TIMEOUT_S = 300.0
+MAX_PAGES = 5000
 
-    Every file is parsed once without OCR; with ``ocr``, only the pages without a usable text layer are parsed
-    again with OCR (Tesseract, Chinese + English, from local language data) and replace the first reading.
+
+class PdfParser:
+    """Parses PDFs into :class:`Page` records. One instance can parse many files; close it (or use ``with``).
+
+    Parsing runs in a LiteParse worker process with a hard deadline, so a file that hangs or crashes PDFium
+    costs that file only. Every file is parsed once without OCR; with ``ocr``, only the pages without a usable
+    text layer are parsed again with OCR (Tesseract, Chinese + English, local language data) and replace them.
     """
 
-    def __init__(self, *, ocr: bool = False, password: str | None = None, tessdata: Path | None = None) -> None:
-        from liteparse import LiteParse
-
+    def __init__(
+        self,
+        *,
+        ocr: bool = False,
+        password: str | None = None,
+        tessdata: Path | None = None,
+        timeout: float | None = None,
+        max_pages: int = MAX_PAGES,
+    ) -> None:
+        """``timeout`` (seconds per file) runs parses in a worker process that is killed at the deadline; without
+        it, files are parsed in this process (tests, benchmarks)."""
         self._password = password
+        self._timeout = timeout
+        self._max_pages = max_pages
         self._ocr_options: dict[str, object] | None = None
         if ocr:
             self._ocr_options = {
                 "tessdata_path": str(find_tessdata(tessdata)),
                 "ocr_language": "+".join(OCR_LANGUAGES),
             }
-        self._parser = LiteParse(
-            ocr_enabled=False,
+        self._parser = self._liteparse(password)
+
+    def _liteparse(self, password: str | None, **options: object):  # type: ignore[no-untyped-def]
+        from liteparse import LiteParse
+
+        return LiteParse(
             quiet=True,
             password=password,
             extract_blocks=True,  # layout blocks tell where tables are and which lines make a row
             include_complexity=True,  # says which pages carry no usable text layer
+            max_pages=self._max_pages + 1,  # one more, to tell a file over the limit
+            **({"pool_size": 1, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
+            **{"ocr_enabled": False, **options},  # type: ignore[arg-type]
         )
 
+    def close(self) -> None:
+        self._parser.close()
+
+    def __enter__(self) -> PdfParser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _read(self, parser, path: Path) -> list:  # type: ignore[no-untyped-def,type-arg]
-        from liteparse import ParseError
+        from liteparse import ParseError, ParseTimeoutError
 
         try:
-            return list(parser.parse(path).pages)
+            result = parser.parse(path)
+        except ParseTimeoutError as exc:
+            raise DocumentError(
+                path.name,
+                f"took longer than {self._timeout:g}s to parse and was stopped; split it or raise --parse-timeout",
+            ) from exc
         except ParseError as exc:
             raise DocumentError(path.name, _explain(str(exc))) from exc
-
-    def parse(self, path: Path) -> list[Page]:
-        """Return every page of ``path``, numbered from 1; raise :class:`DocumentError` with a reason."""
-        _check_file(path)
-        pages = [_page(parsed) for parsed in self._read(self._parser, path)]
-        if not pages:
-            raise DocumentError(path.name, "has no pages")
-        unusable = [page.number for page in pages if not page.has_text or page.unreadable]
-        if self._ocr_options is not None and unusable:
-            from liteparse import LiteParse
-
-            ocr = LiteParse(
-                ocr_enabled=True,
-                quiet=True,
-                password=self._password,
-                extract_blocks=True,
-                target_pages=",".join(map(str, unusable)),
-                **self._ocr_options,  # type: ignore[arg-type]
+        if len(result.pages) > self._max_pages or result.total_pages > self._max_pages:
+            raise DocumentError(
+                path.name,
+                f"has {max(result.total_pages, len(result.pages)):,} pages, more than the limit of "
+                f"{self._max_pages:,}; split it or raise --max-pages",
             )
-            redone = {page.number: page for page in (_page(p, ocr=True) for p in self._read(ocr, path))}
-            pages = [redone.get(page.number, page) for page in pages]
+        return list(result.pages)
+
+    def parse(self, path: Path, password: str | None = None) -> list[Page]:
+        """Return every page of ``path``, numbered from 1; raise :class:`DocumentError` with a reason.
+        ``password`` opens this file when it differs from the parser's own."""
+        _check_file(path)
+        own = password is None or password == self._password
+        parser = self._parser if own else self._liteparse(password)
+        try:
+            pages = [_page(parsed) for parsed in self._read(parser, path)]
+            if not pages:
+                raise DocumentError(path.name, "has no pages")
+            unusable = [page.number for page in pages if not page.has_text or page.unreadable]
+            if self._ocr_options is not None and unusable:
+                ocr = self._liteparse(
+                    password if password is not None else self._password,
+                    ocr_enabled=True,
+                    target_pages=",".join(map(str, unusable)),
+                    **self._ocr_options,
+                )
+                try:
+                    redone = {p.number: p for p in (_page(item, ocr=True) for item in self._read(ocr, path))}
+                finally:
+                    ocr.close()
+                pages = [redone.get(page.number, page) for page in pages]
+        finally:
+            if not own:
+                parser.close()
         return pages
 
 

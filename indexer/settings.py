@@ -10,6 +10,7 @@ from pathlib import Path
 from indexer.chunk import ChunkSettings
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.lexical import Bm25Settings
+from indexer.parse import MAX_PAGES, PARSE_TIMEOUT_S
 
 
 def default_cache_dir() -> Path:
@@ -28,6 +29,9 @@ class BuildSettings:
     ocr: bool = False
     tessdata: Path | None = None
     password: str | None = None
+    passwords: dict[str, str] = field(default_factory=dict)  # per file: document name → password
+    parse_timeout: float = PARSE_TIMEOUT_S  # seconds one file may take to parse
+    max_pages: int = MAX_PAGES
     batch_size: int = 32
     progress: bool = True
     cache_dir: Path = field(default_factory=default_cache_dir)

@@ -1,0 +1,101 @@
+"""A corpus of broken and hostile documents, generated at test time (nothing large is committed)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pypdfium2 as pdfium
+from pypdf import PdfReader, PdfWriter
+
+from tests.conftest import BROKER, SIFANG
+
+SCANNED = Path(__file__).resolve().parent / "pdfs" / "scanned_tianjian_letter_p1-2.pdf"
+ODD_NAMES = ["a file with spaces.pdf", "报告 ✓ (最终版).pdf", "$(touch pwned); `id` 'q' \"d\" & | ; *.pdf"]
+
+
+def _pdf(objects: list[bytes]) -> bytes:
+    """A PDF of the given object bodies (object 1 is the catalog), with a correct xref table."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def many_text_items(count: int) -> bytes:
+    """One page with ``count`` separately positioned text items (a grid of tiny numbers)."""
+    ops = [b"BT /F1 2 Tf"]
+    for i in range(count):
+        x, y = 10 + (i % 290) * 2, 10 + (i // 290) * 2.2
+        ops.append(b"1 0 0 1 %.1f %.1f Tm (%d) Tj" % (x, 800 - (y % 790), i % 10))
+    ops.append(b"ET")
+    stream = b"\n".join(ops)
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )
+
+
+def page_tree_bomb() -> bytes:
+    """A page tree that claims a billion pages but holds one (a classic PDF bomb)."""
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R 3 0 R 3 0 R 3 0 R] /Count 1000000000 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+        ]
+    )
+
+
+def blank_pages(count: int) -> pdfium.PdfDocument:
+    document = pdfium.PdfDocument.new()
+    for _ in range(count):
+        document.new_page(612, 792)
+    return document
+
+
+def make_corpus(folder: Path, long_pages: int = 2000) -> dict[str, str]:
+    """Write the corpus into ``folder``; returns {file name: what it is}."""
+    folder.mkdir(parents=True, exist_ok=True)
+    what: dict[str, str] = {}
+
+    def put(name: str, data: bytes, description: str) -> None:
+        (folder / name).write_bytes(data)
+        what[name] = description
+
+    good = BROKER.read_bytes()
+    put("zero.pdf", b"", "zero bytes")
+    put("truncated.pdf", good[: len(good) // 3], "the first third of a real PDF")
+    put("not-a-pdf.pdf", b"<html><body>quarterly results</body></html>\n" * 20, "HTML saved under a .pdf name")
+    put("bomb-page-tree.pdf", page_tree_bomb(), "a page tree claiming 1,000,000,000 pages")
+    put("items-100k.pdf", many_text_items(100_000), "one page with 100,000 text items")
+    for password, name in ((None, "locked-no-password.pdf"), ("s3cret", "locked-with-password.pdf")):
+        writer = PdfWriter(clone_from=PdfReader(BROKER))
+        writer.encrypt(user_password=password or "unknown", owner_password="owner")
+        with (folder / name).open("wb") as handle:
+            writer.write(handle)
+        what[name] = "encrypted, password given per file" if password else "encrypted, no password given"
+    with blank_pages(long_pages) as document:
+        document.save(folder / "long.pdf")
+    what["long.pdf"] = f"{long_pages:,} pages"
+    with pdfium.PdfDocument.new() as mixed, pdfium.PdfDocument(SCANNED) as scan, pdfium.PdfDocument(SIFANG) as text:
+        mixed.import_pages(scan, [0])
+        mixed.import_pages(text, [4])
+        mixed.save(folder / "mixed-scan-and-text.pdf")
+    what["mixed-scan-and-text.pdf"] = "a scanned page then a born-digital page"
+    for name in ODD_NAMES:
+        shutil.copy(BROKER, folder / name)
+        what[name] = "a real note under an awkward file name"
+    return what
