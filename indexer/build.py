@@ -413,6 +413,11 @@ def _index_and_publish(
         )
         publish(staging, settings.index_dir)
         report.published = True
+    except OSError as exc:  # a full disk, a quota, a file-size limit, a read-only folder
+        raise FilingsError(
+            f"writing the index failed ({exc.strerror or exc}: {exc.filename or staging}); the previous index at "
+            f"{settings.index_dir} (if any) is unchanged; free some space and build again"
+        ) from exc
     finally:
         if not report.published:
             discard(staging)

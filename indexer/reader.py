@@ -87,6 +87,7 @@ def _load_version(
     previous: LoadedIndex | None,
     stamp: tuple[int, int] | None,
 ) -> LoadedIndex:
+    folder = folder.resolve()  # the version folder: this index reads its own version to the end
     manifest = read_manifest(folder)
     if manifest.tokenizer.get("id") != TOKENIZER_ID:
         raise IndexLoadError(

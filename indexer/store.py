@@ -19,6 +19,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -229,22 +230,46 @@ def staging_folder(target: Path) -> Path:
     return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-{os.getpid()}-", dir=target.parent))
 
 
+# A replaced version stays on disk this long after it was replaced, for the calls still reading it (a server
+# moves to the new version on its next call).
+RETIRED_GRACE_S = 600.0
+
+
 def publish(staging: Path, target: Path) -> None:
-    """Swap ``staging`` in as ``target``. The previous index survives until the new one is in place."""
+    """Make ``staging`` the index at ``target``, atomically.
+
+    ``target`` is a symbolic link to a version folder beside it (``.NAME.v-<time>``); publishing renames the
+    staging folder to a new version and swaps the link with one rename, so a reader finds the old version or
+    the new one, never neither and never a mix. A reader that resolved the link keeps reading its version,
+    which stays on disk for RETIRED_GRACE_S after it was replaced. An index folder from before versions
+    becomes the first retired version.
+    """
     if not (staging / MANIFEST).is_file():
         raise IndexLoadError(f"refusing to publish {staging}: it has no {MANIFEST}")
-    if not target.exists():
-        os.replace(staging, target)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    retired.rmdir()
-    os.replace(target, retired)
+    version = target.parent / f".{target.name}.v-{time.time_ns()}"
+    os.replace(staging, version)
+    link = target.parent / f".{target.name}.link-{os.getpid()}-{time.time_ns()}"
+    os.symlink(version.name, link)
+    previous = target.resolve() if target.is_symlink() else None
     try:
-        os.replace(staging, target)
+        if target.exists() and not target.is_symlink():  # a plain folder, from before versioned publishing
+            legacy = target.parent / f".{target.name}.v-0-{time.time_ns()}"
+            os.replace(target, legacy)
+            previous = legacy
+        os.replace(link, target)
     except OSError:
-        os.replace(retired, target)
+        link.unlink(missing_ok=True)
         raise
-    shutil.rmtree(retired, ignore_errors=True)
+    if previous is not None and previous.exists():
+        os.utime(previous)  # its retirement time, for the grace period
+    _remove_retired(target, version)
+
+
+def _remove_retired(target: Path, current: Path) -> None:
+    now = time.time()
+    for old in target.parent.glob(f".{target.name}.v-*"):
+        if old != current and old.is_dir() and now - old.stat().st_mtime > RETIRED_GRACE_S:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def discard(staging: Path) -> None:

@@ -30,6 +30,7 @@ class Verification(BaseModel):
 def verify_index(folder: Path, cache_dir: Path) -> Verification:
     """Check every file against the hash in the manifest, then load the index and read every page."""
     report = Verification(index=str(folder))
+    folder = folder.resolve()  # one version, even if a build publishes another meanwhile
     try:
         manifest = read_manifest(folder)
     except FilingsError as exc:

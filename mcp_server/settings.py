@@ -53,7 +53,7 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
             "only clients with the token are served, or bind to 127.0.0.1"
         )
     return ServerSettings(
-        index_dir=Path(args.index).expanduser().resolve(),
+        index_dir=Path(args.index).expanduser().absolute(),  # not resolved: it is a link to the current version
         cache_dir=args.cache_dir or default_cache_dir(),
         load_timeout=args.load_timeout,
         log_level=args.log_level.upper(),

@@ -84,7 +84,7 @@ def test_failed_build_leaves_the_previous_index_intact(tmp_path: Path, cache_dir
     with pytest.raises(FilingsError, match="none of the files could be indexed"):
         build_index(_settings(broken, index_dir, cache_dir))
     assert (index_dir / "manifest.json").read_bytes() == before
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".idx.")]  # no staging folder left behind
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".idx.building")]  # no staging folder left
 
 
 def test_rebuild_replaces_the_index_and_reuses_vectors(tmp_path: Path, cache_dir: Path) -> None:

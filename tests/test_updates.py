@@ -205,3 +205,49 @@ def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cach
     for question, expected in answers.items():
         hits = search(after, question, 5, scope, options=dense_only)
         assert [(h.chunk_id, h.score) for h in hits] == expected, question
+
+
+async def _read_while_publishing(index: Path, cache_dir: Path, publishes: int) -> dict[str, Any]:
+    """Two server processes answer calls in a loop while another thread publishes new versions of the index."""
+    errors: list[str] = []
+    seen: list[frozenset[str]] = []
+    calls = 0
+
+    def publish() -> None:
+        settings = _settings(index, cache_dir)
+        for i in range(publishes):
+            if i % 2 == 0:
+                add_documents(settings, [BROKER])
+            else:
+                remove_documents(settings, [BROKER.name])
+
+    async def client(done: asyncio.Event) -> None:
+        nonlocal calls
+        async with stdio_client(_params(index, cache_dir)) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            while not done.is_set():
+                results = await asyncio.gather(
+                    session.call_tool("search_reports", {"query": "营业收入", "documents": SIFANG.name}),
+                    session.call_tool("get_page", {"document": SIFANG.name, "page": 5}),
+                    session.call_tool("list_documents", {}),
+                )
+                calls += len(results)
+                errors.extend(r.content[0].text for r in results if r.is_error)  # type: ignore[union-attr]
+                seen.append(frozenset(d["document"] for d in results[2].structured_content["documents"]))
+
+    done = asyncio.Event()
+    readers = [asyncio.create_task(client(done)) for _ in range(2)]
+    await asyncio.sleep(3)  # both servers up and answering
+    await asyncio.to_thread(publish)
+    await asyncio.sleep(1)
+    done.set()
+    await asyncio.gather(*readers)
+    return {"errors": errors, "seen": seen, "calls": calls}
+
+
+def test_servers_answer_consistently_while_builds_publish(small_index: Path, cache_dir: Path) -> None:
+    out = asyncio.run(_read_while_publishing(small_index, cache_dir, publishes=4))
+    assert not out["errors"], out["errors"][:3]
+    versions = {frozenset({SIFANG.name, MGM.name}), frozenset({SIFANG.name, MGM.name, BROKER.name})}
+    assert set(out["seen"]) <= versions and len(set(out["seen"])) == 2  # each answer is one whole version
+    assert out["calls"] > 30

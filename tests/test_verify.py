@@ -61,3 +61,34 @@ def test_a_truncated_chunk_file_is_refused_and_a_server_keeps_its_version(index_
         load_index(index_dir, cache_dir)
     assert loader.get() is serving  # the damaged version is not loaded; the previous one keeps serving
     assert any(f.path == "chunks.jsonl" for f in verify_index(index_dir, cache_dir).problems)
+
+
+def test_a_full_disk_during_a_build_leaves_the_previous_index(index_dir: Path, cache_dir: Path) -> None:
+    """The build runs with a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored): its first large write fails the way
+    a full disk does. The error says so, no staging folder is left, the previous index is intact."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    docs = index_dir.parent / "docs"
+    command = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "build", str(docs)]
+    run = subprocess.run(
+        [*command, "--index", str(index_dir), "--embedder", "none", "--no-progress"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        preexec_fn=limit,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 2, run.stderr
+    assert "writing the index failed" in run.stderr and "previous index" in run.stderr
+    assert not list(index_dir.parent.glob(f".{index_dir.name}.building-*"))
+    assert verify_index(index_dir, cache_dir).ok
