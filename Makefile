@@ -45,8 +45,14 @@ fmt: $(CORE)
 	$(BIN)/ruff format indexer mcp_server tests bench scripts
 	$(BIN)/ruff check --fix indexer mcp_server tests bench scripts
 
+BENCH_OUT := bench-out
+# make bench [CORPUS=folder of PDFs] [BENCH_INDEX=an index of it, to skip the build] → BENCHMARKS.md
 bench: $(CORE)
-	$(BIN)/python bench/bench.py $(or $(CORPUS),data/samples)
+	mkdir -p $(BENCH_OUT)
+	$(BIN)/python bench/bench.py $(or $(CORPUS),data/samples) --json $(BENCH_OUT)/bench.json \
+		$(if $(BENCH_INDEX),--index $(BENCH_INDEX),--keep-index $(BENCH_OUT)/index)
+	$(BIN)/python bench/dense_recall.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/dense.json
+	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) $(INDEX) .pytest_cache .mypy_cache .ruff_cache

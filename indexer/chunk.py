@@ -181,7 +181,7 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
                     heading=parent.heading if parent else None,
                     content_hash=content_hash(text),
                     parent=parent.chunk_id if parent else None,
-                    table_row=row,
+                    table_ref=(t, r),
                 )
             )
     return chunks

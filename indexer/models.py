@@ -158,4 +158,6 @@ class Chunk(BaseModel):
     heading: str | None = Field(default=None, description="the heading of that section, as printed")
     content_hash: str
     parent: str | None = Field(default=None, description="for a table row: the body chunk that holds its line")
-    table_row: TableRow | None = Field(default=None, description="for a table row: its cells with headers and boxes")
+    table_ref: tuple[int, int] | None = Field(
+        default=None, description="for a table row: (table, row) in its page's tables, where its cells are"
+    )

@@ -21,6 +21,7 @@ from indexer.tokenize import TOKENIZER_ID, Tokenizer
 logger = logging.getLogger(__name__)
 
 PAGE_CACHE_SIZE = 256
+BM25_MMAP_ABOVE = 100_000  # chunks
 
 
 @dataclass
@@ -104,9 +105,10 @@ def _load_version(
         raise IndexLoadError(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
-    bm25 = Bm25Index.load(folder / "bm25", len(chunks))
+    mmap = len(chunks) > BM25_MMAP_ABOVE  # a large index's BM25 matrices stay on disk, paged in as needed
+    bm25 = Bm25Index.load(folder / "bm25", len(chunks), mmap=mmap)
     table_rows = folder / TABLE_ROWS_BM25
-    bm25_rows = Bm25Index.load(table_rows, len(chunks)) if table_rows.exists() else None
+    bm25_rows = Bm25Index.load(table_rows, len(chunks), mmap=mmap) if table_rows.exists() else None
     dense = embedder = None
     if manifest.embedder is not None and with_embedder:
         try:

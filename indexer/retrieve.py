@@ -286,7 +286,7 @@ def search(
     for score, row in _select(index, scored, top_k, options, plan):
         chunk = index.chunks[row]
         best_row = best_rows.get((chunk.document, chunk.page))
-        evidence = index.chunks[best_row[1]] if best_row is not None else None
+        evidence = _row_evidence(index, index.chunks[best_row[1]]) if best_row is not None else None
         hits.append(_hit(chunk, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
     return _with_highlights(index, hits, query_patterns(text, index.tokenizer)) if options.highlights else hits
 
@@ -299,17 +299,25 @@ def _with_highlights(index: LoadedIndex, hits: list[Hit], patterns: list[re.Patt
     return out
 
 
+def _row_evidence(index: LoadedIndex, row: Chunk) -> RowEvidence | None:
+    """A table-row chunk's cells, from its page's tables (kept there, not in memory with every chunk)."""
+    if row.table_ref is None:
+        return None
+    table, number = row.table_ref
+    tables = get_page(index, row.document, row.page).tables
+    if table >= len(tables) or number >= len(tables[table].rows):
+        return None
+    cells = tables[table].rows[number]
+    return RowEvidence(text=row.text, label=cells.label, cells=cells.cells, boxes=cells.boxes)
+
+
 def _hit(
     chunk: Chunk,
     score: float,
     bm25_rank: int | None = None,
     dense_rank: int | None = None,
-    row: Chunk | None = None,
+    evidence: RowEvidence | None = None,
 ) -> Hit:
-    evidence = None
-    if row is not None and row.table_row is not None:
-        table_row = row.table_row
-        evidence = RowEvidence(text=row.text, label=table_row.label, cells=table_row.cells, boxes=table_row.boxes)
     return Hit(
         chunk_id=chunk.chunk_id,
         document=chunk.document,

@@ -59,3 +59,12 @@ def test_unknown_query_terms_score_zero_and_filters_apply() -> None:
 def test_top_rows_orders_best_first_and_drops_zero() -> None:
     rows, scores = top_rows(np.array([0.0, 2.0, 5.0, 1.0], dtype=np.float32), 2, None)
     assert rows.tolist() == [2, 1] and scores.tolist() == [5.0, 2.0]
+
+
+def test_a_memory_mapped_index_scores_the_same(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    built = Bm25Index.build(TOKENS, Bm25Settings())
+    built.save(tmp_path / "bm25")
+    mapped = Bm25Index.load(tmp_path / "bm25", len(TOKENS), mmap=True)
+    query = ["revenue", "quarter", "营业收入"]
+    assert mapped.scores(query).tolist() == built.scores(query).tolist()
+    assert np.count_nonzero(mapped.scores(query)) >= 3
