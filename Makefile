@@ -55,4 +55,4 @@ bench: $(CORE)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:
-	rm -rf $(VENV) $(INDEX) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(INDEX) data/.index.* .pytest_cache .mypy_cache .ruff_cache
