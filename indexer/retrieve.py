@@ -131,13 +131,28 @@ def _passages(index: LoadedIndex, rows: list[int]) -> list[int]:
     return out
 
 
-def _best_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], tuple[int, int]]) -> None:
-    """Remember the best-ranked table row of each page as (rank, row), to show with a hit on that page."""
+ROW_CANDIDATES = 5  # best-ranked table rows remembered per page; the first whose label matches is shown
+
+
+def _best_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]]) -> None:
+    """Remember each page's best-ranked table rows ({row: rank}), to show one with a hit on that page."""
     for rank, row in enumerate(rows, start=1):
         chunk = index.chunks[row]
-        key = (chunk.document, chunk.page)
-        if rank < best.get(key, (rank + 1, 0))[0]:
-            best[key] = (rank, row)
+        ranks = best.setdefault((chunk.document, chunk.page), {})
+        if rank < ranks.get(row, rank + 1):
+            ranks[row] = rank
+            if len(ranks) > ROW_CANDIDATES:
+                del ranks[max(ranks, key=ranks.__getitem__)]
+
+
+def _matching_row(index: LoadedIndex, candidates: dict[int, int] | None, wanted: set[str]) -> RowEvidence | None:
+    """The best-ranked candidate row whose own label shares a term with the question: a row that matched only
+    through its table's title or column headers ("Revenue Mix … | Other | 2 %") is not evidence."""
+    for row, _ in sorted((candidates or {}).items(), key=lambda item: item[1]):
+        evidence = _row_evidence(index, index.chunks[row])
+        if evidence is not None and wanted & set(index.tokenizer.tokenize(evidence.label)):
+            return evidence
+    return None
 
 
 def _name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:
@@ -159,7 +174,7 @@ def _ranked_lists(
     depth: int,
     allowed,
     options: SearchOptions,  # type: ignore[no-untyped-def]
-    best_rows: dict[tuple[str, int], tuple[int, int]],
+    best_rows: dict[tuple[str, int], dict[int, int]],
     names: set[str],
 ) -> list[RankedList]:
     lists: list[RankedList] = []
@@ -271,8 +286,10 @@ def search(
     variants = expand(text) if options.expand else [Variant(text, 1.0, "original")]
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
-    best_rows: dict[tuple[str, int], tuple[int, int]] = {}
-    lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, _name_tokens(index, scope))
+    best_rows: dict[tuple[str, int], dict[int, int]] = {}
+    names = _name_tokens(index, scope)
+    lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names)
+    wanted = {t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)} - names
     sections = question_sections(text) if options.sections else ()
     fused = reciprocal_rank_fusion(lists)
     adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections), row) for row, score in fused]
@@ -285,8 +302,7 @@ def search(
     hits = []
     for score, row in _select(index, scored, top_k, options, plan):
         chunk = index.chunks[row]
-        best_row = best_rows.get((chunk.document, chunk.page))
-        evidence = _row_evidence(index, index.chunks[best_row[1]]) if best_row is not None else None
+        evidence = _matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(chunk, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
     return _with_highlights(index, hits, query_patterns(text, index.tokenizer)) if options.highlights else hits
 
