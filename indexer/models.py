@@ -131,6 +131,7 @@ class DocumentMeta(BaseModel):
     stock_code: str | None = None
     tickers: list[str] = Field(default_factory=list, description="trading symbols printed in the document")
     english_name: str | None = Field(default=None, description="the company's English name in a Chinese report")
+    company_pinyin: str | None = Field(default=None, description="a Chinese company's short name in pinyin")
     broker: str | None = Field(default=None, description="the broker of a research note (研报)")
     analysts: list[str] = Field(default_factory=list, description="the note's analysts")
     rating: str | None = Field(default=None, description="the note's rating: 买入, 增持, 中性, …")

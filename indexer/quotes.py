@@ -11,6 +11,7 @@ quote (a bare figure such as "4%") must occur exactly once on the page.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -37,53 +38,60 @@ _NUMBER = re.compile(
 
 @dataclass
 class PageText:
-    """A page's text (lines joined by newlines) with, for every character, the span and offset it came from."""
+    """A page's text (lines joined by newlines) and, for each span's run of characters, where it starts in the text
+    and which line and span it came from (characters between runs came from no span: gaps and line breaks)."""
 
     page: Page
     text: str = ""
-    origin: list[tuple[int, int, int] | None] = field(default_factory=list)  # (line, span, offset) per char
+    starts: list[int] = field(default_factory=list)  # offset in text of each run, ascending
+    runs: list[tuple[int, int]] = field(default_factory=list)  # (line, span) of each run
 
     @classmethod
     def build(cls, page: Page, only: Callable[[Line], bool] | None = None) -> PageText:
         """The page's text; with ``only``, just the lines it accepts (the others are skipped)."""
         out = cls(page)
-        chars: list[str] = []
+        pieces: list[str] = []
+        length = 0
         for li, line in enumerate(page.lines):
             if only is not None and not only(line):
                 continue
-            if chars:
-                chars.append("\n")
-                out.origin.append(None)
+            if pieces:
+                pieces.append("\n")
+                length += 1
             cursor = 0
             for si, span in enumerate(line.spans):
                 start = line.text.find(span.text, cursor)
                 if start < 0:
                     continue
-                for gap in line.text[cursor:start]:
-                    chars.append(gap)
-                    out.origin.append(None)
-                for offset, char in enumerate(span.text):
-                    chars.append(char)
-                    out.origin.append((li, si, offset))
+                gap = line.text[cursor:start]
+                pieces.append(gap)
+                length += len(gap)
+                out.starts.append(length)
+                out.runs.append((li, si))
+                pieces.append(span.text)
+                length += len(span.text)
                 cursor = start + len(span.text)
-        out.text = "".join(chars)
+        out.text = "".join(pieces)
         return out
 
     def boxes(self, start: int, end: int) -> list[Box]:
         """One box per line for the characters [start, end): each span's part, interpolated by character."""
         per_line: dict[int, Box] = {}
-        for index in range(start, end):
-            origin = self.origin[index]
-            if origin is None:
-                continue
-            li, si, offset = origin
+        run = max(bisect_right(self.starts, start) - 1, 0)
+        while run < len(self.runs) and self.starts[run] < end:
+            li, si = self.runs[run]
             span = self.page.lines[li].spans[si]
+            first = max(start - self.starts[run], 0)
+            last = min(end - self.starts[run], len(span.text))
+            run += 1
+            if first >= last:
+                continue
             width = (span.box.x1 - span.box.x0) / max(len(span.text), 1)
             box = Box(
                 page=self.page.number,
-                x0=span.box.x0 + width * offset,
+                x0=span.box.x0 + width * first,
                 top=span.box.top,
-                x1=span.box.x0 + width * (offset + 1),
+                x1=span.box.x0 + width * last,
                 bottom=span.box.bottom,
             )
             per_line[li] = per_line[li].union(box) if li in per_line else box

@@ -11,16 +11,17 @@ from pathlib import Path
 import numpy as np
 
 from indexer.dense import DenseIndex
+from indexer.docmatch import aliases
 from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
 from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page
-from indexer.store import MANIFEST, Manifest, pdf_file, read_chunks, read_manifest, read_page
+from indexer.store import MANIFEST, ChunkBoxes, Manifest, pdf_file, read_chunks_compact, read_manifest, read_page
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
 
 logger = logging.getLogger(__name__)
 
-PAGE_CACHE_SIZE = 256
+PAGE_CACHE_SIZE = 64  # pages parsed from disk (~1 ms each), the oldest evicted first
 BM25_MMAP_ABOVE = 100_000  # chunks
 
 
@@ -28,7 +29,8 @@ BM25_MMAP_ABOVE = 100_000  # chunks
 class LoadedIndex:
     folder: Path
     manifest: Manifest
-    chunks: list[Chunk]
+    chunks: list[Chunk]  # without their boxes (empty lists): those are in chunk_boxes
+    chunk_boxes: ChunkBoxes
     bm25: Bm25Index  # over passages
     bm25_rows: Bm25Index | None  # over table rows (None in an index built before tables were indexed)
     dense: DenseIndex | None
@@ -100,7 +102,7 @@ def _load_version(
     else:
         tokenizer = Tokenizer(cache_dir / "jieba")
         tokenizer.warm_up()
-    chunks = read_chunks(folder)
+    chunks, chunk_boxes = read_chunks_compact(folder)
     if len(chunks) != manifest.chunk_count:
         raise IndexLoadError(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
@@ -127,6 +129,8 @@ def _load_version(
             )
         dense = DenseIndex.load(folder)
     documents = {meta.document: meta for meta in manifest.documents}
+    for meta in manifest.documents:
+        aliases(meta)  # every search matches company names against these: computed now, not on the first search
     row_of = {chunk.chunk_id: row for row, chunk in enumerate(chunks)}
     parents = np.array([row_of.get(c.parent, row) if c.parent else row for row, c in enumerate(chunks)], np.int64)
     rows_by_doc: dict[str, list[int]] = {}
@@ -136,6 +140,7 @@ def _load_version(
         folder=folder,
         manifest=manifest,
         chunks=chunks,
+        chunk_boxes=chunk_boxes,
         bm25=bm25,
         bm25_rows=bm25_rows,
         dense=dense,

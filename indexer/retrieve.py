@@ -197,8 +197,10 @@ def _ranked_lists(
                 if len(content) != len(tokens):
                     rows, _ = index.bm25_rows.top_k(content, depth, allowed)
                 _best_rows(index, rows.tolist(), best_rows)
-        if dense_ready and variant.reason in DENSE_VARIANTS:
-            vector = index.embedder.embed_query(variant.text)  # type: ignore[union-attr]
+    dense_variants = [v for v in variants if v.reason in DENSE_VARIANTS] if dense_ready else []
+    if dense_variants:
+        vectors = index.embedder.embed_queries([v.text for v in dense_variants])  # type: ignore[union-attr]
+        for variant, vector in zip(dense_variants, vectors, strict=True):
             rows, _ = index.dense.top_k(vector, depth, allowed)  # type: ignore[union-attr]
             lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))
     if not searchable and not dense_ready:
@@ -303,7 +305,7 @@ def search(
     for score, row in _select(index, scored, top_k, options, plan):
         chunk = index.chunks[row]
         evidence = _matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
-        hits.append(_hit(chunk, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
+        hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
     return _with_highlights(index, hits, query_patterns(text, index.tokenizer)) if options.highlights else hits
 
 
@@ -328,12 +330,14 @@ def _row_evidence(index: LoadedIndex, row: Chunk) -> RowEvidence | None:
 
 
 def _hit(
-    chunk: Chunk,
+    index: LoadedIndex,
+    row: int,
     score: float,
     bm25_rank: int | None = None,
     dense_rank: int | None = None,
     evidence: RowEvidence | None = None,
 ) -> Hit:
+    chunk = index.chunks[row]
     return Hit(
         chunk_id=chunk.chunk_id,
         document=chunk.document,
@@ -341,7 +345,7 @@ def _hit(
         page_width=chunk.page_width,
         page_height=chunk.page_height,
         content=chunk.text,
-        boxes=chunk.boxes,
+        boxes=index.chunk_boxes.of(row),
         score=round(score, 6),
         kind=chunk.kind,
         section=chunk.section,
@@ -362,5 +366,5 @@ def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters,
     matches = regex_matches(pattern, rows, index.chunks)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
-    hits = [_hit(index.chunks[row], score) for score, row in _select(index, scored, top_k, options, plain)]
+    hits = [_hit(index, row, score) for score, row in _select(index, scored, top_k, options, plain)]
     return _with_highlights(index, hits, [compile_pattern(pattern)]) if options.highlights else hits

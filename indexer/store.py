@@ -20,20 +20,24 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, create_model
 
 from indexer import __version__
 from indexer.errors import IndexLoadError
-from indexer.models import Chunk, DocumentMeta, Page
+from indexer.models import Box, Chunk, DocumentMeta, Page
 
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 MANIFEST = "manifest.json"
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class EmbedderInfo(BaseModel):
@@ -161,17 +165,62 @@ def read_manifest(folder: Path) -> Manifest:
         raise IndexLoadError(f"{path} is damaged ({exc.error_count()} invalid fields); rebuild the index") from exc
 
 
-def read_chunks(folder: Path) -> list[Chunk]:
+def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
     path = folder / "chunks.jsonl"
     try:
         with path.open(encoding="utf-8") as handle:
-            return [Chunk.model_validate_json(line) for line in handle if line.strip()]
+            for line in handle:
+                if line.strip():
+                    yield model.model_validate_json(line)
     except OSError as exc:
         raise IndexLoadError(f"cannot read {path} ({exc.strerror}); rebuild the index") from exc
     except ValidationError as exc:
         raise IndexLoadError(
             f"{path} is damaged or from another version ({exc.error_count()} errors); rebuild the index"
         ) from exc
+
+
+def read_chunks(folder: Path) -> list[Chunk]:
+    return list(_chunk_lines(folder, Chunk))
+
+
+_BOX_FIELDS = ("page", "x0", "top", "x1", "bottom")
+# A chunk as the server reads it: boxes as plain numbers (a Box object per line costs ~1 KB of memory).
+_ChunkRecord = create_model(
+    "_ChunkRecord",
+    boxes=(list[dict[str, float]], ...),
+    **{name: (field.annotation, field) for name, field in Chunk.model_fields.items() if name != "boxes"},  # type: ignore[call-overload]
+)
+
+
+@dataclass(frozen=True)
+class ChunkBoxes:
+    """Every chunk's line boxes in one array: rows offsets[i]:offsets[i+1] of ``values`` (page, x0, top, x1,
+    bottom) are chunk i's."""
+
+    offsets: np.ndarray
+    values: np.ndarray
+
+    def of(self, row: int) -> list[Box]:
+        return [
+            Box(page=int(page), x0=x0, top=top, x1=x1, bottom=bottom)
+            for page, x0, top, x1, bottom in self.values[self.offsets[row] : self.offsets[row + 1]].tolist()
+        ]
+
+
+def read_chunks_compact(folder: Path) -> tuple[list[Chunk], ChunkBoxes]:
+    """The chunks without their boxes (``boxes`` is empty) and the boxes apart, for a long-running server."""
+    chunks: list[Chunk] = []
+    values: list[float] = []
+    offsets = [0]
+    for record in _chunk_lines(folder, _ChunkRecord):
+        fields = dict(record.__dict__)
+        for box in fields.pop("boxes"):
+            values.extend(box[name] for name in _BOX_FIELDS)
+        offsets.append(len(values) // len(_BOX_FIELDS))
+        chunks.append(Chunk.model_construct(**fields, boxes=[]))  # validated as a _ChunkRecord just above
+    table = np.array(values, dtype=np.float64).reshape(-1, len(_BOX_FIELDS))
+    return chunks, ChunkBoxes(np.array(offsets, dtype=np.int64), table)
 
 
 def read_page(folder: Path, meta: DocumentMeta, number: int) -> Page:

@@ -33,7 +33,10 @@ _LISTED_DOCUMENTS = 25
 
 
 def _bbox(box: Box) -> BoundingBox:
-    return BoundingBox(page=box.page, x0=box.x0, top=box.top, x1=box.x1, bottom=box.bottom)
+    """Coordinates to 1/100 pt (far below a character's width; a search result's JSON is a quarter smaller)."""
+    return BoundingBox(
+        page=box.page, x0=round(box.x0, 2), top=round(box.top, 2), x1=round(box.x1, 2), bottom=round(box.bottom, 2)
+    )
 
 
 def _cells(cells: list[Cell]) -> list[TableCell]:

@@ -57,6 +57,18 @@ def http_server(samples_index_dir: Path, cache_dir: Path, tmp_path_factory: pyte
         log.close()
 
 
+QUESTIONS = ["营业收入", "net revenues", "金刚线 产能", "comparable sales", "总资产"]
+
+
+def _mixed_call(n: int) -> tuple[str, dict[str, Any]]:
+    """Call n of a mix: every sixth reads a page or verifies a quote (in turn), the others search."""
+    if n % 6 == 5:
+        if n // 6 % 2:
+            return "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32"}
+        return "get_page", {"document": SIFANG.name, "page": 5}
+    return "search_reports", {"query": QUESTIONS[n % len(QUESTIONS)], "top_k": 3}
+
+
 async def _session(url: str, token: str | None, calls: int) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     out: dict[str, Any] = {}
@@ -67,25 +79,27 @@ async def _session(url: str, token: str | None, calls: int) -> dict[str, Any]:
     ):
         await session.initialize()
         out["docs"] = await session.call_tool("list_documents", {})
-        questions = ["营业收入", "net revenues", "金刚线 产能", "comparable sales", "总资产"]
         started = time.perf_counter()
-        results = await asyncio.gather(
-            *(session.call_tool("search_reports", {"query": questions[i % 5], "top_k": 3}) for i in range(calls)),
-            session.call_tool("get_page", {"document": SIFANG.name, "page": 5}),
-            session.call_tool("locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32"}),
-        )
+        # all in flight at once
+        results = await asyncio.gather(*(session.call_tool(*_mixed_call(n)) for n in range(calls)))
         out["seconds"] = time.perf_counter() - started
         out["results"] = results
     return out
 
 
 def test_served_over_http_with_the_token(http_server: str) -> None:
-    out = asyncio.run(_session(http_server, TOKEN, calls=20))
+    out = asyncio.run(_session(http_server, TOKEN, calls=60))  # 50 searches, 5 pages, 5 quotes, concurrently
     assert {d["document"] for d in out["docs"].structured_content["documents"]} >= {SIFANG.name}
     assert all(not r.is_error for r in out["results"])
-    *searches, page, quote = out["results"]
-    assert all(r.structured_content["hits"] for r in searches)
-    assert page.structured_content["page"] == 5 and quote.structured_content["verified"]
+    for n, result in enumerate(out["results"]):  # each answer is the answer to its own request
+        tool, arguments = _mixed_call(n)
+        answer = result.structured_content
+        if tool == "search_reports":
+            assert answer["query"] == arguments["query"] and answer["hits"]
+        elif tool == "get_page":
+            assert answer["page"] == 5 and "1,175,301,034.32" in answer["text"]
+        else:
+            assert answer["verified"] and answer["bboxes"][0]["page"] == 5
 
 
 def test_requests_without_the_token_are_refused(http_server: str) -> None:
