@@ -6,7 +6,9 @@ import json
 import logging
 import sys
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from indexer.embed import Embedder, make_embedder
 from indexer.errors import DocumentError, FilingsError
 from indexer.lexical import TABLE_ROWS_BM25, Bm25Index, Bm25Settings
 from indexer.models import Chunk, DocumentMeta, Page
-from indexer.parse import PdfParser
+from indexer.parse import PARSE_WORKERS, PdfParser
 from indexer.settings import BuildSettings
 from indexer.store import (
     MANIFEST,
@@ -197,13 +199,15 @@ def _previous_pages(index_dir: Path, settings: BuildSettings) -> dict[str, Docum
     return {meta.sha256: meta for meta in manifest.documents}
 
 
+_CONVERTING = threading.Lock()
+
+
 def _pages_of(
     source: Source,
     sha: str,
     parser: PdfParser,
     previous: dict[str, DocumentMeta],
     settings: BuildSettings,
-    report: BuildReport,
     workdir: Path,
 ) -> tuple[list[Page], Path, DocumentMeta | None]:
     """(pages, the PDF they come from, the previous index's record of the file if it is unchanged)."""
@@ -212,15 +216,14 @@ def _pages_of(
         try:
             pages = read_pages(settings.index_dir, known)
             if len(pages) == known.pages:
-                report.reused_documents += 1
                 return pages, pdf_file(settings.index_dir, known), known
         except FilingsError as exc:
             logger.warning("re-parsing %s: %s", source.name, exc)
     pdf = source.path
     if is_html(source.path):
         pdf = workdir / f"{sha[:12]}.pdf"
-        html_to_pdf(source.path, pdf)
-        report.converted += 1
+        with _CONVERTING:  # one conversion at a time (WeasyPrint and Pango are not known to be thread-safe)
+            html_to_pdf(source.path, pdf)
     password = settings.passwords.get(source.name, settings.passwords.get(source.path.name))
     return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking)), pdf, None
 
@@ -259,18 +262,36 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
     )
     previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []
-    with parser, _progress(len(sources), "file", "parsing", settings.progress) as bar:
-        for source in sources:
+
+    def read(source: Source) -> tuple[str, list[Page], Path, DocumentMeta | None]:
+        sha = sha256_file(source.path)
+        return (sha, *_pages_of(source, sha, parser, previous, settings, workdir))
+
+    # The next PARSE_WORKERS files are parsed (in LiteParse worker processes) while this one is described and
+    # chunked: both cores stay busy, and at most PARSE_WORKERS + 1 documents' pages are held at once.
+    with (
+        parser,
+        _progress(len(sources), "file", "parsing", settings.progress) as bar,
+        ThreadPoolExecutor(max_workers=PARSE_WORKERS, thread_name_prefix="parse-ahead") as ahead,
+    ):
+        upcoming = [ahead.submit(read, source) for source in sources[:PARSE_WORKERS]]
+        for position, source in enumerate(sources):
             name = source.name
+            current = upcoming.pop(0)
+            if position + PARSE_WORKERS < len(sources):
+                upcoming.append(ahead.submit(read, sources[position + PARSE_WORKERS]))
             try:
-                sha = sha256_file(source.path)
-                pages, pdf, known = _pages_of(source, sha, parser, previous, settings, report, workdir)
+                sha, pages, pdf, known = current.result()
             except (DocumentError, OSError) as exc:
                 reason = exc.reason if isinstance(exc, DocumentError) else f"cannot be read ({exc.strerror})"
                 report.failures.append(Failure(document=name, reason=reason))
                 logger.warning("skipped %s: %s", name, reason)
                 bar.update(1)
                 continue
+            if known is not None:
+                report.reused_documents += 1
+            elif is_html(source.path):
+                report.converted += 1
             described = metadata.describe(name, pages) | _edgar_fields(source, known)
             meta = DocumentMeta(
                 document=name,

@@ -93,6 +93,7 @@ UNREADABLE_REASONS = frozenset({"invisible-text-layer"})
 # most this many pages: a PDF bomb or a pathological page stops one file, not the build.
 PARSE_TIMEOUT_S = 300.0
 MAX_PAGES = 5000
+PARSE_WORKERS = 2  # worker processes: a build parses two files at once (see build.parse_documents)
 
 
 class PdfParser:
@@ -134,7 +135,7 @@ class PdfParser:
             extract_blocks=True,  # layout blocks tell where tables are and which lines make a row
             include_complexity=True,  # says which pages carry no usable text layer
             max_pages=self._max_pages + 1,  # one more, to tell a file over the limit
-            **({"pool_size": 1, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
+            **({"pool_size": PARSE_WORKERS, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
             **{"ocr_enabled": False, **options},  # type: ignore[arg-type]
         )
 
