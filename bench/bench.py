@@ -19,6 +19,7 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -89,6 +90,35 @@ def bench_inprocess(index_dir: Path, cache: Path, queries: int) -> dict[str, flo
     return out
 
 
+def bench_embedding(index: Path) -> dict[str, object]:
+    """Chunks/s of the embedder on one thread and on the default (all cores), each in a fresh process."""
+    script = Path(__file__).with_name("embed_rate.py")
+    out: dict[str, object] = {}
+    for name, threads in (("one_thread", "1"), ("all_cores", None)):
+        env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"} | (
+            {"OMP_NUM_THREADS": threads} if threads else {}
+        )
+        run = subprocess.run(
+            [sys.executable, str(script), "--index", str(index)], env=env, capture_output=True, text=True, check=True
+        )
+        out[name] = json.loads(run.stdout.strip().splitlines()[-1])
+    return out
+
+
+def bench_build_without_vectors(corpus: Path, cache: Path) -> dict[str, float]:
+    """A BM25-only build from scratch: parse + tables + chunk (two parse workers beside the main process)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        index = Path(tmp) / "index"
+        settings = BuildSettings(docs_dir=corpus, index_dir=index, embedder="none", progress=False, cache_dir=cache)
+        report = build_index(settings)
+    return {
+        "pages": report.pages,
+        "parse_and_chunk_s": report.seconds["parse"],
+        "parse_and_chunk_pages_per_s": report.pages / report.seconds["parse"],
+        "total_s": report.seconds["total"],
+    }
+
+
 def bench_parse(pdfs: list[Path]) -> dict[str, float]:
     parser = PdfParser()
     started = time.perf_counter()
@@ -149,6 +179,7 @@ def main() -> int:
         "embedder": args.embedder,
     }
     results["parse"] = bench_parse(pdfs)
+    results["lexical_build"] = bench_build_without_vectors(args.corpus, cache)
     with tempfile.TemporaryDirectory() as tmp:
         index = args.index
         if index is None:
@@ -170,6 +201,8 @@ def main() -> int:
                 "build_peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                 "index_mb": sum(f.stat().st_size for f in index.rglob("*") if f.is_file()) / 2**20,
             }
+        if (index / "dense.faiss").exists():
+            results["embedding"] = bench_embedding(index)
         results["server"] = asyncio.run(bench_server(index, cache, args.queries))
         results["in_process"] = bench_inprocess(index, cache, args.queries)
         sizes = [int(size) for size in args.sizes.split(",") if size.strip()]

@@ -259,6 +259,7 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
         tessdata=settings.tessdata,
         timeout=settings.parse_timeout,
         max_pages=settings.max_pages,
+        max_memory_mb=settings.max_parse_memory_mb,
     )
     previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []

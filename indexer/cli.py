@@ -25,7 +25,7 @@ from indexer.edgar import (
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.errors import FilingsError
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
-from indexer.parse import MAX_PAGES, PARSE_TIMEOUT_S
+from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings, default_cache_dir
@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
         )
         command.add_argument("--parse-timeout", type=float, default=PARSE_TIMEOUT_S, help="seconds one file may take")
         command.add_argument("--max-pages", type=int, default=MAX_PAGES, help="pages one file may have")
+        command.add_argument(
+            "--max-parse-memory", type=float, default=MAX_PARSE_MEMORY_MB, help="MB of memory one file's parse may use"
+        )
 
     fetch = sub.add_parser("fetch", help="download filings from SEC EDGAR (and, with --index, add them)")
     fetch.add_argument("--ticker", required=True, help="trading symbol, e.g. AAPL")
@@ -169,6 +172,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         passwords=dict(p.split("=", 1) for p in getattr(args, "password", []) if _per_file(p)),
         parse_timeout=getattr(args, "parse_timeout", PARSE_TIMEOUT_S),
         max_pages=getattr(args, "max_pages", MAX_PAGES),
+        max_parse_memory_mb=getattr(args, "max_parse_memory", MAX_PARSE_MEMORY_MB),
         batch_size=max(1, args.batch_size),
         progress=not args.no_progress,
         cache_dir=cache_dir,

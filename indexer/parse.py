@@ -8,6 +8,7 @@ from pathlib import Path
 
 from indexer.errors import DocumentError, FilingsError
 from indexer.lines import RawItem, group_lines
+from indexer.memory_guard import MemoryGuard
 from indexer.models import Page, TableRegion
 
 logger = logging.getLogger(__name__)
@@ -93,6 +94,7 @@ UNREADABLE_REASONS = frozenset({"invisible-text-layer"})
 # most this many pages: a PDF bomb or a pathological page stops one file, not the build.
 PARSE_TIMEOUT_S = 300.0
 MAX_PAGES = 5000
+MAX_PARSE_MEMORY_MB = 2048  # resident memory one parse worker may hold
 PARSE_WORKERS = 2  # worker processes: a build parses two files at once (see build.parse_documents)
 
 
@@ -112,12 +114,16 @@ class PdfParser:
         tessdata: Path | None = None,
         timeout: float | None = None,
         max_pages: int = MAX_PAGES,
+        max_memory_mb: float | None = MAX_PARSE_MEMORY_MB,
     ) -> None:
-        """``timeout`` (seconds per file) runs parses in a worker process that is killed at the deadline; without
-        it, files are parsed in this process (tests, benchmarks)."""
+        """``timeout`` (seconds per file) runs parses in worker processes that are killed at the deadline, or
+        when they hold more than ``max_memory_mb``; without it, files are parsed in this process (tests,
+        benchmarks)."""
         self._password = password
         self._timeout = timeout
         self._max_pages = max_pages
+        self.memory = MemoryGuard(max_memory_mb if timeout else None)
+        self.memory.start()
         self._ocr_options: dict[str, object] | None = None
         if ocr:
             self._ocr_options = {
@@ -141,6 +147,7 @@ class PdfParser:
 
     def close(self) -> None:
         self._parser.close()
+        self.memory.stop()
 
     def __enter__(self) -> PdfParser:
         return self
@@ -151,6 +158,7 @@ class PdfParser:
     def _read(self, parser, path: Path) -> list:  # type: ignore[no-untyped-def,type-arg]
         from liteparse import ParseError, ParseTimeoutError
 
+        kills = self.memory.kills
         try:
             result = parser.parse(path)
         except ParseTimeoutError as exc:
@@ -159,6 +167,12 @@ class PdfParser:
                 f"took longer than {self._timeout:g}s to parse and was stopped; split it or raise --parse-timeout",
             ) from exc
         except ParseError as exc:
+            if self.memory.kills > kills:
+                raise DocumentError(
+                    path.name,
+                    f"needed more than {self.memory.limit_mb:g} MB of memory to parse and was stopped; split it or "
+                    "raise --max-parse-memory",
+                ) from exc
             raise DocumentError(path.name, _explain(str(exc))) from exc
         if len(result.pages) > self._max_pages or result.total_pages > self._max_pages:
             raise DocumentError(

@@ -10,7 +10,7 @@ from pathlib import Path
 from indexer.chunk import ChunkSettings
 from indexer.embed import DEFAULT_EMBEDDER
 from indexer.lexical import Bm25Settings
-from indexer.parse import MAX_PAGES, PARSE_TIMEOUT_S
+from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 
 
 def default_cache_dir() -> Path:
@@ -32,6 +32,7 @@ class BuildSettings:
     passwords: dict[str, str] = field(default_factory=dict)  # per file: document name → password
     parse_timeout: float = PARSE_TIMEOUT_S  # seconds one file may take to parse
     max_pages: int = MAX_PAGES
+    max_parse_memory_mb: float = MAX_PARSE_MEMORY_MB  # resident memory one parse may hold
     batch_size: int = 32
     progress: bool = True
     cache_dir: Path = field(default_factory=default_cache_dir)

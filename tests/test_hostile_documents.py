@@ -14,6 +14,7 @@ from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings
 from indexer.verify import verify_index
+from tests.conftest import MGM
 from tests.hostile_docs import ODD_NAMES, make_corpus, many_text_items
 
 pytestmark = pytest.mark.slow
@@ -89,3 +90,15 @@ def test_a_file_over_the_page_limit_is_refused(tmp_path: Path) -> None:
         document.save(tmp_path / "thirty.pdf")
     with PdfParser(max_pages=20) as parser, pytest.raises(DocumentError, match="more than the limit of 20"):
         parser.parse(tmp_path / "thirty.pdf")
+
+
+def test_a_parse_over_its_memory_limit_is_stopped_and_the_next_file_parses(tmp_path: Path) -> None:
+    heavy = tmp_path / "items.pdf"
+    heavy.write_bytes(many_text_items(100_000))  # its worker holds ~450 MB while parsing
+    with PdfParser(timeout=120, max_memory_mb=150) as parser:
+        with pytest.raises(DocumentError, match="needed more than 150 MB of memory"):
+            parser.parse(heavy)
+        assert parser.memory.kills == 1
+        pages = parser.parse(MGM)  # a fresh worker takes the next file
+        assert len(pages) == 15 and "MGM" in pages[0].text
+        assert 0 < parser.memory.peak_mb
