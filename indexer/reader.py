@@ -7,21 +7,34 @@ import logging
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
+from pydantic import BaseModel
 
 from indexer.dense import DenseIndex
 from indexer.docmatch import aliases
 from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError
 from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
-from indexer.models import Chunk, DocumentMeta, Page
-from indexer.store import MANIFEST, ChunkBoxes, Manifest, pdf_file, read_chunks_compact, read_manifest, read_page
+from indexer.models import Chunk, DocumentMeta, Page, Table
+from indexer.store import (
+    MANIFEST,
+    ChunkBoxes,
+    Manifest,
+    PageTables,
+    page_offsets,
+    pdf_file,
+    read_chunks_compact,
+    read_manifest,
+    read_page,
+)
 from indexer.tokenize import TOKENIZER_ID, Tokenizer
 
 logger = logging.getLogger(__name__)
+_P = TypeVar("_P", bound=BaseModel)
 
-PAGE_CACHE_SIZE = 64  # pages parsed from disk (~1 ms each), the oldest evicted first
+PAGE_CACHE_SIZE = 128  # pages (or their tables) parsed from disk (1-4 ms each), the oldest evicted first
 BM25_MMAP_ABOVE = 100_000  # chunks
 
 
@@ -41,7 +54,8 @@ class LoadedIndex:
     parent_rows: np.ndarray  # for a table-row chunk, the row of the body chunk holding its line; else itself
     stamp: tuple[int, int] | None  # the manifest_stamp of the version loaded
     removed: frozenset[str]  # documents earlier versions served that this one no longer has
-    _page_cache: dict[tuple[str, int], Page]
+    _page_cache: dict[tuple[str, int, str], BaseModel]  # (document, page, model) → a page or part of one
+    _page_offsets: dict[str, np.ndarray]  # document → byte offset of each page in its pages file
     _page_lock: threading.Lock
 
 
@@ -154,6 +168,7 @@ def _load_version(
         if previous is not None
         else frozenset(),
         _page_cache={},
+        _page_offsets={},
         _page_lock=threading.Lock(),
     )
 
@@ -261,16 +276,29 @@ def pdf_path(index: LoadedIndex, document: str) -> Path:
 
 def get_page(index: LoadedIndex, document: str, page: int) -> Page:
     """One page with its lines and boxes; only documents of this index, pages 1..N."""
+    return _cached_page(index, document, page, Page)
+
+
+def get_page_tables(index: LoadedIndex, document: str, page: int) -> list[Table]:
+    """The tables of one page (cheaper than the whole page: its lines are not built)."""
+    return _cached_page(index, document, page, PageTables).tables
+
+
+def _cached_page(index: LoadedIndex, document: str, page: int, model: type[_P]) -> _P:
     meta = document_meta(index, document)
     if not 1 <= page <= meta.pages:
         raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
-    key = (document, page)
+    key = (document, page, model.__name__)
     with index._page_lock:
         cached = index._page_cache.get(key)
+        offsets = index._page_offsets.get(document)
     if cached is not None:
-        return cached
-    loaded = read_page(index.folder, meta, page)
+        return cached  # type: ignore[return-value]
+    if offsets is None:
+        offsets = page_offsets(index.folder, meta)
+    loaded = read_page(index.folder, meta, page, offsets=offsets, model=model)
     with index._page_lock:
+        index._page_offsets[document] = offsets
         if len(index._page_cache) >= PAGE_CACHE_SIZE:
             index._page_cache.pop(next(iter(index._page_cache)))
         index._page_cache[key] = loaded

@@ -21,7 +21,7 @@ from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Cell, Chunk
-from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page
+from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page, get_page_tables
 from indexer.regex_search import compile_pattern, regex_matches
 from indexer.routing import Route, route
 from indexer.sections import question_sections
@@ -322,7 +322,7 @@ def _row_evidence(index: LoadedIndex, row: Chunk) -> RowEvidence | None:
     if row.table_ref is None:
         return None
     table, number = row.table_ref
-    tables = get_page(index, row.document, row.page).tables
+    tables = get_page_tables(index, row.document, row.page)
     if table >= len(tables) or number >= len(tables[table].rows):
         return None
     cells = tables[table].rows[number]

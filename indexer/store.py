@@ -31,7 +31,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 
 from indexer import __version__
 from indexer.errors import IndexLoadError
-from indexer.models import Box, Chunk, DocumentMeta, Page
+from indexer.models import Box, Chunk, DocumentMeta, Page, Table
 
 logger = logging.getLogger(__name__)
 
@@ -223,14 +223,39 @@ def read_chunks_compact(folder: Path) -> tuple[list[Chunk], ChunkBoxes]:
     return chunks, ChunkBoxes(np.array(offsets, dtype=np.int64), table)
 
 
-def read_page(folder: Path, meta: DocumentMeta, number: int) -> Page:
-    """Page ``number`` (1-based) of a document, read on its own (a seek and one line)."""
+class PageTables(BaseModel):
+    """Just the tables of a stored page (reading them skips building its lines, spans and boxes)."""
+
+    number: int
+    tables: list[Table] = Field(default_factory=list)
+
+
+def page_offsets(folder: Path, meta: DocumentMeta) -> np.ndarray:
+    """Byte offset of each page's line in the document's pages file."""
+    path = _offsets_file(pages_file(folder, meta))
+    try:
+        return np.load(path)
+    except (OSError, ValueError) as exc:
+        raise IndexLoadError(f"cannot read {path} ({exc}); rebuild the index") from exc
+
+
+def read_page(
+    folder: Path,
+    meta: DocumentMeta,
+    number: int,
+    *,
+    offsets: np.ndarray | None = None,
+    model: type[_M] = Page,  # type: ignore[assignment]
+) -> _M:
+    """Page ``number`` (1-based) of a document, read on its own (a seek and one line); ``model`` may be a part of
+    a page, such as :class:`PageTables`."""
     path = pages_file(folder, meta)
     try:
-        offsets = np.load(_offsets_file(path), mmap_mode="r")
+        if offsets is None:
+            offsets = page_offsets(folder, meta)
         with path.open("rb") as handle:
             handle.seek(int(offsets[number - 1]))
-            return Page.model_validate_json(handle.readline())
+            return model.model_validate_json(handle.readline())
     except (OSError, ValueError, IndexError) as exc:
         if isinstance(exc, ValidationError):
             raise IndexLoadError(f"{path} is damaged or from another version; rebuild the index") from exc

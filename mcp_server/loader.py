@@ -7,6 +7,7 @@ version they started with, and a version that fails to load leaves the previous 
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
@@ -16,6 +17,13 @@ from indexer.errors import IndexLoadError
 from indexer.reader import LoadedIndex, load_index, manifest_stamp
 
 logger = logging.getLogger(__name__)
+
+
+def _settle() -> None:
+    """Move what is loaded now (chunks, dictionaries: millions of objects) out of the garbage collector's sight:
+    a full collection scanning them took ~150 ms in the middle of a search."""
+    gc.collect()
+    gc.freeze()
 
 
 class IndexLoader:
@@ -41,6 +49,7 @@ class IndexLoader:
         started = time.perf_counter()
         try:
             index = load_index(self._index_dir, self._cache_dir)
+            _settle()
             with self._lock:
                 self._index = index
             logger.info("index %s loaded in %.2fs", self._index_dir, time.perf_counter() - started)
@@ -80,6 +89,7 @@ class IndexLoader:
             return current
         finally:
             self._reload_lock.release()
+        _settle()
         with self._lock:
             self._index = index
         logger.info("index %s reloaded (new version) in %.2fs", self._index_dir, time.perf_counter() - started)

@@ -154,3 +154,12 @@ def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: 
     (docs / SIFANG.name).write_bytes(SIFANG.read_bytes() + b"\n% appended\n")  # changed bytes: parsed again
     third = build_index(settings)
     assert third.reused_documents == 1  # only the broker note is unchanged now
+
+
+def test_a_loaded_index_holds_every_chunk_s_boxes_apart_and_unchanged(samples_index_dir: Path, cache_dir: Path) -> None:
+    stored = read_chunks(samples_index_dir)
+    index = load_index(samples_index_dir, cache_dir)
+    assert len(index.chunks) == len(stored) > 100
+    for row, chunk in enumerate(stored):
+        assert index.chunk_boxes.of(row) == chunk.boxes and chunk.boxes
+        assert index.chunks[row].model_dump(exclude={"boxes"}) == chunk.model_dump(exclude={"boxes"})

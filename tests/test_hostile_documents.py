@@ -101,4 +101,4 @@ def test_a_parse_over_its_memory_limit_is_stopped_and_the_next_file_parses(tmp_p
         assert parser.memory.kills == 1
         pages = parser.parse(MGM)  # a fresh worker takes the next file
         assert len(pages) == 15 and "MGM" in pages[0].text
-        assert 0 < parser.memory.peak_mb
+        assert parser.memory.peak_mb > 150  # what the heavy parse held when it was stopped
