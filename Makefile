@@ -47,11 +47,13 @@ fmt: $(CORE)
 
 BENCH_OUT := bench-out
 # make bench [CORPUS=folder of PDFs] [BENCH_INDEX=an index of it, to skip the build] → BENCHMARKS.md
+# (the corpus index, synthetic 1k/20k/200k-chunk indexes made from it, an HTTP load test, dense recall, a profile)
 bench: $(CORE)
 	mkdir -p $(BENCH_OUT)
-	$(BIN)/python bench/bench.py $(or $(CORPUS),data/samples) --json $(BENCH_OUT)/bench.json \
+	$(BIN)/python bench/bench.py $(or $(CORPUS),../shared/eval/dev) --json $(BENCH_OUT)/bench.json \
 		$(if $(BENCH_INDEX),--index $(BENCH_INDEX),--keep-index $(BENCH_OUT)/index)
 	$(BIN)/python bench/dense_recall.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/dense.json
+	$(BIN)/python bench/profile_search.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/profile.txt
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:
