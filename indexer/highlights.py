@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 from pydantic import BaseModel
 
-from indexer.models import Box, Page
+from indexer.models import Box, Line, Page
 from indexer.quotes import PageText, digit_bounded
+from indexer.store import PageLines
 from indexer.tokenize import Tokenizer, normalize_aligned, normalize_text
 
 MAX_HIGHLIGHTS = 40
@@ -35,13 +37,40 @@ def query_patterns(query: str, tokenizer: Tokenizer) -> list[re.Pattern[str]]:
     return patterns
 
 
-def _inside(box: Box, lines: list[Box]) -> bool:
-    return any(abs(box.top - line.top) < 1.5 and line.x0 - 1 <= box.x0 and box.x1 <= line.x1 + 1 for line in lines)
+class _HitLines:
+    """Whether a box lies on one of the hit's lines (same baseline within 1.5 pt, inside its x-range), by bisection
+    over the lines' tops."""
+
+    def __init__(self, lines: list[Box]) -> None:
+        self._lines = sorted((line.top, line.x0, line.x1) for line in lines)
+        self._tops = [top for top, _, _ in self._lines]
+
+    def holds(self, x0: float, top: float, x1: float) -> bool:
+        first = bisect_left(self._tops, top - 1.5)
+        for line_top, line_x0, line_x1 in self._lines[first:]:
+            if line_top - top >= 1.5:
+                return False
+            if abs(top - line_top) < 1.5 and line_x0 - 1 <= x0 and x1 <= line_x1 + 1:
+                return True
+        return False
 
 
-def find_highlights(page: Page, line_boxes: list[Box], patterns: list[re.Pattern[str]]) -> list[Highlight]:
+def _hit_page(page: PageLines, hit: _HitLines) -> Page:
+    """The page with only the lines of the hit (the others are not built)."""
+    lines = [
+        Line.model_validate(line)
+        for line in page.lines
+        if hit.holds(line["box"]["x0"], line["box"]["top"], line["box"]["x1"])
+    ]
+    return Page.model_construct(  # every field given: a default factory costs an inspect.signature call here
+        number=page.number, width=page.width, height=page.height, lines=lines, tables=[], regions=[]
+    )
+
+
+def find_highlights(page: PageLines, line_boxes: list[Box], patterns: list[re.Pattern[str]]) -> list[Highlight]:
     """Matches of the patterns on the hit's own lines, one box per line they cover, in reading order."""
-    text = PageText.build(page, only=lambda line: _inside(line.box, line_boxes))
+    hit = _HitLines(line_boxes)
+    text = PageText.build(_hit_page(page, hit))
     lowered = normalize_aligned(text.text)
     found: list[tuple[int, Highlight]] = []
     taken: list[tuple[int, int]] = []
@@ -50,7 +79,7 @@ def find_highlights(page: Page, line_boxes: list[Box], patterns: list[re.Pattern
             start, end = match.span()
             if any(start < e and s < end for s, e in taken) or not digit_bounded(lowered, start, end):
                 continue
-            boxes = [box for box in text.boxes(start, end) if _inside(box, line_boxes)]
+            boxes = [box for box in text.boxes(start, end) if hit.holds(box.x0, box.top, box.x1)]
             found.extend((start, Highlight(text=text.text[start:end], box=box)) for box in boxes)
             if boxes:
                 taken.append((start, end))

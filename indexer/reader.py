@@ -22,6 +22,7 @@ from indexer.store import (
     MANIFEST,
     ChunkBoxes,
     Manifest,
+    PageLines,
     PageTables,
     page_offsets,
     pdf_file,
@@ -277,6 +278,11 @@ def pdf_path(index: LoadedIndex, document: str) -> Path:
 def get_page(index: LoadedIndex, document: str, page: int) -> Page:
     """One page with its lines and boxes; only documents of this index, pages 1..N."""
     return _cached_page(index, document, page, Page)
+
+
+def get_page_lines(index: LoadedIndex, document: str, page: int) -> PageLines:
+    """One page's size and lines as stored (JSON objects), for code that needs a few of its lines."""
+    return _cached_page(index, document, page, PageLines)
 
 
 def get_page_tables(index: LoadedIndex, document: str, page: int) -> list[Table]:

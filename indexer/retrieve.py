@@ -21,7 +21,7 @@ from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Cell, Chunk
-from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page, get_page_tables
+from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page_lines, get_page_tables
 from indexer.regex_search import compile_pattern, regex_matches
 from indexer.routing import Route, route
 from indexer.sections import question_sections
@@ -312,7 +312,7 @@ def search(
 def _with_highlights(index: LoadedIndex, hits: list[Hit], patterns: list[re.Pattern[str]]) -> list[Hit]:
     out = []
     for hit in hits:
-        page = get_page(index, hit.document, hit.page)
+        page = get_page_lines(index, hit.document, hit.page)
         out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns)}))
     return out
 

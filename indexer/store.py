@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, Field, ValidationError, create_model
@@ -221,6 +221,15 @@ def read_chunks_compact(folder: Path) -> tuple[list[Chunk], ChunkBoxes]:
         chunks.append(Chunk.model_construct(**fields, boxes=[]))  # validated as a _ChunkRecord just above
     table = np.array(values, dtype=np.float64).reshape(-1, len(_BOX_FIELDS))
     return chunks, ChunkBoxes(np.array(offsets, dtype=np.int64), table)
+
+
+class PageLines(BaseModel):
+    """A stored page with its lines left as JSON objects (a search builds only the lines of its hits)."""
+
+    number: int
+    width: float
+    height: float
+    lines: list[dict[str, Any]]
 
 
 class PageTables(BaseModel):
