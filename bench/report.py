@@ -46,8 +46,8 @@ def _targets(bench: dict[str, Any], dense: dict[str, Any]) -> list[str]:
         f"p50{_met(middle.get('search_p50_ms'), 30)}, p95{_met(middle.get('search_p95_ms'), 80)} |",
         f"| search at 200k chunks: p50 ≤ 60 ms | {_fmt(large.get('search_p50_ms'), ' ms')} | "
         f"{_met(large.get('search_p50_ms'), 60).strip()} |",
-        f"| approximate dense recall@10 against exact ≥ 0.95 | {_fmt(recall)} (HNSW, {_fmt(dense.get('vectors'))} "
-        f"vectors) | {'(met)' if recall is not None and recall >= 0.95 else ''} |",
+        f"| approximate dense recall@10 against exact ≥ 0.95 | {_fmt(recall, digits=4)} (HNSW, "
+        f"{_fmt(dense.get('vectors'))} vectors) | {'(met)' if recall is not None and recall >= 0.95 else ''} |",
         f"| server start → `tools/list` ≤ 1.5 s (20k chunks) | {_fmt(middle.get('start_to_tools_list_s'), ' s', 2)} "
         f"| {_met(middle.get('start_to_tools_list_s'), 1.5).strip()} |",
         f"| server start → first answered search ≤ 3 s at 20k chunks | "
