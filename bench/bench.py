@@ -28,6 +28,7 @@ from pathlib import Path
 from http_load import run_load_test
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from stats import percentile
 from synthetic import build_synthetic
 
 from indexer.build import build_index, find_documents
@@ -79,11 +80,6 @@ def _children_peak_rss_mb() -> float:
     return peak
 
 
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
 def bench_inprocess(index_dir: Path, cache: Path, queries: int) -> dict[str, float]:
     """Search latency without the protocol: the full recipe against plain hybrid (no expansion/routing/focus)."""
     index = load_index(index_dir, cache)
@@ -96,7 +92,7 @@ def bench_inprocess(index_dir: Path, cache: Path, queries: int) -> dict[str, flo
             search(index, QUERIES[n % len(QUERIES)], top_k=5, options=options)
             latencies.append((time.perf_counter() - t0) * 1000)
         out[f"{name}_p50_ms"] = statistics.median(latencies)
-        out[f"{name}_p95_ms"] = _percentile(latencies, 0.95)
+        out[f"{name}_p95_ms"] = percentile(latencies, 0.95)
     return out
 
 
@@ -160,8 +156,8 @@ async def bench_server(index: Path, cache: Path, queries: int) -> dict[str, floa
         "start_to_tools_list_s": to_list,
         "start_to_first_search_s": to_first,
         "search_p50_ms": statistics.median(latencies),
-        "search_p95_ms": _percentile(latencies, 0.95),
-        "search_p99_ms": _percentile(latencies, 0.99),
+        "search_p95_ms": percentile(latencies, 0.95),
+        "search_p99_ms": percentile(latencies, 0.99),
         "search_max_ms": max(latencies),
         "server_peak_rss_mb": server_rss,
     }

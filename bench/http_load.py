@@ -24,6 +24,7 @@ from typing import Any
 import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from stats import percentile
 
 QUERIES = [
     "total revenue",
@@ -41,11 +42,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else 0.0
 
 
 Call = tuple[str, dict[str, Any]]
@@ -105,9 +101,9 @@ def _summary(latencies: list[float], seconds: float) -> dict[str, float]:
     return {
         "calls": len(latencies),
         "calls_per_s": round(len(latencies) / seconds, 1),
-        "p50_ms": round(_percentile(latencies, 0.50), 1),
-        "p95_ms": round(_percentile(latencies, 0.95), 1),
-        "p99_ms": round(_percentile(latencies, 0.99), 1),
+        "p50_ms": round(percentile(latencies, 0.50), 1),
+        "p95_ms": round(percentile(latencies, 0.95), 1),
+        "p99_ms": round(percentile(latencies, 0.99), 1),
     }
 
 
