@@ -130,9 +130,10 @@ class PdfParser:
                 "tessdata_path": str(find_tessdata(tessdata)),
                 "ocr_language": "+".join(OCR_LANGUAGES),
             }
-        self._parser = self._liteparse(password)
+        self._parser = self._liteparse(password, workers=PARSE_WORKERS)  # one-off parsers (a file's own
+        # password, the OCR pass) get a single worker
 
-    def _liteparse(self, password: str | None, **options: object):  # type: ignore[no-untyped-def]
+    def _liteparse(self, password: str | None, workers: int = 1, options: dict[str, object] | None = None):  # type: ignore[no-untyped-def]
         from liteparse import LiteParse
 
         return LiteParse(
@@ -141,8 +142,8 @@ class PdfParser:
             extract_blocks=True,  # layout blocks tell where tables are and which lines make a row
             include_complexity=True,  # says which pages carry no usable text layer
             max_pages=self._max_pages + 1,  # one more, to tell a file over the limit
-            **({"pool_size": PARSE_WORKERS, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
-            **{"ocr_enabled": False, **options},  # type: ignore[arg-type]
+            **({"pool_size": workers, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
+            **{"ocr_enabled": False, **(options or {})},  # type: ignore[arg-type]
         )
 
     def close(self) -> None:
@@ -196,9 +197,7 @@ class PdfParser:
             if self._ocr_options is not None and unusable:
                 ocr = self._liteparse(
                     password if password is not None else self._password,
-                    ocr_enabled=True,
-                    target_pages=",".join(map(str, unusable)),
-                    **self._ocr_options,
+                    options={"ocr_enabled": True, "target_pages": ",".join(map(str, unusable)), **self._ocr_options},
                 )
                 try:
                     redone = {p.number: p for p in (_page(item, ocr=True) for item in self._read(ocr, path))}
