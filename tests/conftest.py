@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -41,6 +42,14 @@ def samples_index_dir(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path)
 @pytest.fixture(scope="session")
 def samples_index(samples_index_dir: Path, cache_dir: Path) -> LoadedIndex:
     return load_index(samples_index_dir, cache_dir)
+
+
+def docs_folder(folder: Path, *pdfs: Path) -> Path:
+    """A folder (created if needed) holding copies of the given PDFs, to build an index from."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for pdf in pdfs:
+        shutil.copy(pdf, folder / pdf.name)
+    return folder
 
 
 def text_under(pdf: Path, page: int, boxes: list[Box], level: str = "words") -> str:

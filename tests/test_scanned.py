@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings
 from mcp_server.tools import get_page_tool, list_documents_tool
-from tests.conftest import ROOT, SIFANG
+from tests.conftest import ROOT, SIFANG, docs_folder
 
 SCANNED = ROOT / "tests" / "pdfs" / "scanned_tianjian_letter_p1-2.pdf"
 
@@ -27,10 +26,7 @@ def _tesseract_ready() -> bool:
 
 
 def _build(tmp_path: Path, cache_dir: Path, ocr: bool) -> Path:
-    docs = tmp_path / "docs"
-    docs.mkdir(exist_ok=True)
-    for pdf in (SCANNED, SIFANG):
-        shutil.copy(pdf, docs / pdf.name)
+    docs = docs_folder(tmp_path / "docs", SCANNED, SIFANG)
     index = tmp_path / ("ocr" if ocr else "plain")
     settings = BuildSettings(
         index_dir=index, docs_dir=docs, embedder="none", ocr=ocr, progress=False, cache_dir=cache_dir

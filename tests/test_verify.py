@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,15 +13,12 @@ from indexer.reader import load_index
 from indexer.settings import BuildSettings
 from indexer.verify import verify_index
 from mcp_server.loader import IndexLoader
-from tests.conftest import BROKER, SIFANG
+from tests.conftest import BROKER, SIFANG, docs_folder
 
 
 @pytest.fixture
 def index_dir(tmp_path: Path, cache_dir: Path) -> Path:
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    for pdf in (SIFANG, BROKER):
-        shutil.copy(pdf, docs / pdf.name)
+    docs = docs_folder(tmp_path / "docs", SIFANG, BROKER)
     index = tmp_path / "index"
     build_index(BuildSettings(index_dir=index, docs_dir=docs, embedder="none", progress=False, cache_dir=cache_dir))
     return index
