@@ -30,6 +30,7 @@ from indexer.store import (
     EmbedderInfo,
     Failure,
     Manifest,
+    check_index_target,
     discard,
     pdf_file,
     publish,
@@ -364,6 +365,7 @@ def _as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
 def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
     """Build an index of ``sources`` and publish it atomically; the previous index stays intact if anything fails.
     Pages of unchanged files and vectors of unchanged chunks are taken from the previous index."""
+    check_index_target(settings.index_dir)  # before any work: a folder that is not an index is refused
     report = BuildReport(index_dir=settings.index_dir)
     started = time.perf_counter()
     embedder = make_embedder(settings.embedder)

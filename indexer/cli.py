@@ -29,7 +29,7 @@ from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings, default_cache_dir
-from indexer.store import read_manifest
+from indexer.store import check_index_target, read_manifest
 from indexer.verify import verify_index
 
 logger = logging.getLogger(__name__)
@@ -193,6 +193,8 @@ def _cmd_fetch(args: argparse.Namespace, cache_dir: Path) -> int:
         www_url=args.sec_www_url.rstrip("/"),
         data_url=args.sec_data_url.rstrip("/"),
     )
+    if args.index_dir is not None:
+        check_index_target(args.index_dir)  # before downloading anything
     client = EdgarClient(settings)
     since = parse_since(args.since)
     cik, company = resolve_cik(client, args.ticker)

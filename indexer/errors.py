@@ -24,3 +24,7 @@ class NotFoundError(FilingsError):
 
 class QueryError(FilingsError):
     """A search request that cannot be run as given."""
+
+
+class IndexTargetError(FilingsError):
+    """The path given as an index is something else (a user's folder, a file, a foreign link): left untouched."""

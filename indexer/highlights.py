@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+import regex
 from pydantic import BaseModel
 
+from indexer.budget import Budget
 from indexer.models import Box, Line, Page
 from indexer.quotes import PageText, digit_bounded
 from indexer.store import PageLines
@@ -22,18 +24,18 @@ class Highlight(BaseModel):
     box: Box
 
 
-def query_patterns(query: str, tokenizer: Tokenizer) -> list[re.Pattern[str]]:
+def query_patterns(query: str, tokenizer: Tokenizer) -> list[regex.Pattern[str]]:
     """Figures (as printed, with digit boundaries checked later), English word stems, Chinese words."""
-    patterns: list[re.Pattern[str]] = []
+    patterns: list[regex.Pattern[str]] = []
     for figure in dict.fromkeys(_FIGURE.findall(normalize_text(query))):
         if len(re.sub(r"\D", "", figure)) >= 2:
-            patterns.append(re.compile(re.escape(figure)))
+            patterns.append(regex.compile(regex.escape(figure)))
     for token in dict.fromkeys(tokenizer.tokenize(query)):
         if _CJK.search(token):
             if len(token) >= 2:
-                patterns.append(re.compile(re.escape(token)))
+                patterns.append(regex.compile(regex.escape(token)))
         elif len(token) >= 3 and not token[0].isdigit():
-            patterns.append(re.compile(rf"(?<![a-z0-9]){re.escape(token)}[a-z]*", re.I))
+            patterns.append(regex.compile(rf"(?<![a-z0-9]){regex.escape(token)}[a-z]*", regex.I))
     return patterns
 
 
@@ -67,16 +69,25 @@ def _hit_page(page: PageLines, hit: _HitLines) -> Page:
     )
 
 
-def find_highlights(page: PageLines, line_boxes: list[Box], patterns: list[re.Pattern[str]]) -> list[Highlight]:
-    """Matches of the patterns on the hit's own lines, one box per line they cover, in reading order."""
+def find_highlights(
+    page: PageLines, line_boxes: list[Box], patterns: list[regex.Pattern[str]], budget: Budget
+) -> list[Highlight]:
+    """Matches of the patterns on the hit's own lines, one box per line they cover, in reading order; every match
+    runs within the request's ``budget`` (a user's regex is one of the patterns)."""
     hit = _HitLines(line_boxes)
     text = PageText.build(_hit_page(page, hit))
     lowered = normalize_aligned(text.text)
     found: list[tuple[int, Highlight]] = []
     taken: list[tuple[int, int]] = []
     for pattern in sorted(patterns, key=lambda p: -len(p.pattern)):  # longest first: 营业收入 before 收入
-        for match in pattern.finditer(lowered):
+        try:
+            matches = list(pattern.finditer(lowered, timeout=budget.remaining()))
+        except TimeoutError as exc:
+            raise budget.exceeded() from exc
+        for match in matches:
             start, end = match.span()
+            if start == end:  # an empty match (x?, a lookahead) covers no text to highlight
+                continue
             if any(start < e and s < end for s, e in taken) or not digit_bounded(lowered, start, end):
                 continue
             boxes = [box for box in text.boxes(start, end) if hit.holds(box.x0, box.top, box.x1)]

@@ -6,22 +6,27 @@ parentheses, full-width digits and units reconciled: 52.00B = 52 billion = 52,00
 ``alphanumeric`` (letters, digits and CJK only) and ``token`` (the quote's most distinctive token alone: found,
 but not verified). A match never straddles a digit boundary, so "1,234" is not found inside "11,234"; a short
 quote (a bare figure such as "4%") must occur exactly once on the page.
+
+Tiers are tried lazily (the first that matches ends the search), each is near-linear in the page's length, and the
+whole call runs under one time budget (:data:`indexer.budget.REQUEST_BUDGET_S`).
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from indexer.budget import REQUEST_BUDGET_S, Budget
 from indexer.errors import QueryError
 from indexer.models import Box, Line, Page
 from indexer.tokenize import normalize_text
 
 MAX_QUOTE_CHARS = 2000
 SHORT_QUOTE_CHARS = 5  # a quote with fewer letters/digits than this must be unique on the page
+MAX_NUMERIC_FIGURES = 40  # the numeric tier reconciles quotes of up to this many figures (a table row has ~12)
 _CJK = "\u3400-\u9fff\uf900-\ufaff"
 _KEEP_ALNUM = re.compile(rf"[0-9a-z{_CJK}]")
 _UNIT_WORDS = {
@@ -132,6 +137,8 @@ def digit_bounded(text: str, start: int, end: int) -> bool:
     def in_number(digit: str, neighbour: str, beyond: str) -> bool:
         return digit.isdigit() and (neighbour.isdigit() or (neighbour in ".," and beyond.isdigit()))
 
+    if end <= start:  # an empty match straddles nothing
+        return True
     before = text[start - 1] if start > 0 else ""
     before2 = text[start - 2] if start > 1 else ""
     after = text[end] if end < len(text) else ""
@@ -139,15 +146,24 @@ def digit_bounded(text: str, start: int, end: int) -> bool:
     return not in_number(text[start], before, before2) and not in_number(text[end - 1], after, after2)
 
 
-def _find_all(page_text: str, quote: str, keep: re.Pattern[str] | None, drop_space: bool) -> list[tuple[int, int]]:
+def _find_all(
+    page_text: str,
+    quote: str,
+    keep: re.Pattern[str] | None,
+    drop_space: bool,
+    budget: Budget,
+    limit: int | None = None,
+) -> list[tuple[int, int]]:
+    """Where the normalised quote occurs in the normalised page (spans of the original text), at most ``limit``."""
     norm_page, page_index = _normalized(page_text, keep, drop_space)
     norm_quote, _ = _normalized(quote, keep, drop_space)
     norm_quote = norm_quote.strip()
     if not norm_quote:
         return []
-    found = []
+    found: list[tuple[int, int]] = []
     start = norm_page.find(norm_quote)
-    while start >= 0:
+    while start >= 0 and (limit is None or len(found) < limit):
+        budget.remaining()
         begin, end = page_index[start], page_index[start + len(norm_quote) - 1] + 1
         if digit_bounded(page_text, begin, end):
             found.append((begin, end))
@@ -195,31 +211,39 @@ def _same(a: Decimal, b: Decimal) -> bool:
     return a == b
 
 
-def _numeric_match(page_text: str, quote: str) -> list[tuple[int, int]]:
-    """Where the quote's figures occur, in order and close together, with equal values in any notation."""
+def _numeric_match(page_text: str, quote: str, budget: Budget) -> list[tuple[int, int]]:
+    """The first place the quote's figures occur, in order and close together, with equal values in any notation.
+
+    Candidates are grouped by value, so each next figure is found by bisection: a chain costs one step per figure,
+    and at most MAX_NUMERIC_FIGURES figures are reconciled (a longer quote is left to the other tiers)."""
     wanted = _numbers(quote)
-    if not wanted:
+    if not wanted or len(wanted) > MAX_NUMERIC_FIGURES:
         return []
     words = [w for w in re.findall(rf"[a-z{_CJK}]{{3,}}", normalize_text(quote)) if w not in _UNIT_WORDS]
     scale = _page_multiplier(page_text)
     candidates = _numbers(page_text) + (_numbers(page_text, scale) if scale != 1 else [])
-    candidates.sort(key=lambda n: n.start)
-    results = []
-    for first in (n for n in candidates if _same(abs(n.value), abs(wanted[0].value))):
+    by_value: dict[Decimal, list[_Number]] = {}
+    for number in sorted(candidates, key=lambda n: n.start):
+        by_value.setdefault(abs(number.value), []).append(number)
+    starts = {value: [n.start for n in numbers] for value, numbers in by_value.items()}
+    if any(abs(n.value) not in by_value for n in wanted):
+        return []
+    for first in by_value[abs(wanted[0].value)]:
+        budget.remaining()
         span_start, span_end, position = first.start, first.end, first.start
         ok = True
         for number in wanted[1:]:
-            following = next(
-                (c for c in candidates if c.start > position and _same(abs(c.value), abs(number.value))), None
-            )
-            if following is None or following.start - span_end > 200:
+            value = abs(number.value)
+            following = bisect_right(starts[value], position)
+            if following == len(starts[value]) or starts[value][following] - span_end > 200:
                 ok = False
                 break
-            span_end, position = following.end, following.start
+            chosen = by_value[value][following]
+            span_end, position = chosen.end, chosen.start
         window = normalize_text(page_text[max(0, span_start - 150) : span_end + 150])
-        if ok and all(w in window for w in words) and (span_start, span_end) not in results:
-            results.append((span_start, span_end))
-    return results
+        if ok and all(w in window for w in words):
+            return [(span_start, span_end)]
+    return []
 
 
 def _distinctive_token(quote: str) -> str | None:
@@ -239,35 +263,52 @@ def check_quote(quote: str) -> str:
     return quote.strip()
 
 
-def locate(page_of: Callable[[int], Page], count: int, number: int, quote: str) -> Located:
+def quote_budget(seconds: float = REQUEST_BUDGET_S) -> Budget:
+    return Budget(
+        seconds,
+        f"matching the quote took longer than {seconds:g}s (the limit for one call) and was stopped; quote one "
+        "figure or one sentence at a time",
+    )
+
+
+def locate(
+    page_of: Callable[[int], Page], count: int, number: int, quote: str, budget: Budget | None = None
+) -> Located:
     """Locate on page ``number`` (of ``count``, read with ``page_of``); if it is not there, on the page before and
-    after, which the note then names."""
+    after, which the note then names. The whole call runs within ``budget`` (default: REQUEST_BUDGET_S)."""
     quote = check_quote(quote)
-    found = locate_on_page(page_of(number), quote)
+    budget = budget or quote_budget()
+    found = locate_on_page(page_of(number), quote, budget)
     if found.verified or found.match not in ("none", "token"):
         return found
     for neighbour in (number - 1, number + 1):
         if 1 <= neighbour <= count:
-            other = locate_on_page(page_of(neighbour), quote)
+            other = locate_on_page(page_of(neighbour), quote, budget)
             if other.verified:
                 note = f"not on page {number}; found on the neighbouring page {neighbour}"
                 return Located(True, other.match, other.matched_text, other.boxes, neighbour, note)
     return found
 
 
-def locate_on_page(page: Page, quote: str) -> Located:
+def _tiers(text: str, quote: str, short: bool, budget: Budget) -> Iterator[tuple[str, list[tuple[int, int]]]]:
+    """Each tier's matches, computed only when the tiers before it found nothing; a short quote tries the exact
+    tier only, and needs every occurrence (it must be unique); a longer one needs the first."""
+    limit = None if short else 1
+    yield "exact", _find_all(text, quote, None, False, budget, limit)
+    if short:
+        return
+    yield "whitespace", _find_all(text, quote, None, True, budget, limit)
+    yield "numeric", _numeric_match(text, quote, budget)
+    yield "alphanumeric", _find_all(text, quote, _KEEP_ALNUM, True, budget, limit)
+
+
+def locate_on_page(page: Page, quote: str, budget: Budget | None = None) -> Located:
     """Find ``quote`` on one page; see the module docstring for the tiers and the rules for short quotes."""
+    budget = budget or quote_budget()
     text = PageText.build(page)
     letters = len(_normalized(quote, _KEEP_ALNUM, True)[0])
     short = letters < SHORT_QUOTE_CHARS
-    tiers: list[tuple[str, list[tuple[int, int]]]] = [("exact", _find_all(text.text, quote, None, False))]
-    if not short:
-        tiers += [
-            ("whitespace", _find_all(text.text, quote, None, True)),
-            ("numeric", _numeric_match(text.text, quote)),
-            ("alphanumeric", _find_all(text.text, quote, _KEEP_ALNUM, True)),
-        ]
-    for name, spans in tiers:
+    for name, spans in _tiers(text.text, quote, short, budget):
         if not spans:
             continue
         if short and len(spans) > 1:
@@ -280,7 +321,7 @@ def locate_on_page(page: Page, quote: str) -> Located:
         return Located(True, name, text.text[start:end], text.boxes(start, end), page.number)
     token = None if short else _distinctive_token(quote)
     if token:
-        spans = _find_all(text.text, token, None, True)
+        spans = _find_all(text.text, token, None, True, budget, limit=2)
         if len(spans) == 1:
             start, end = spans[0]
             return Located(

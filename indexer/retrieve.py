@@ -13,8 +13,10 @@ import logging
 import re
 from dataclasses import dataclass
 
+import regex
 from pydantic import BaseModel, Field
 
+from indexer.budget import REQUEST_BUDGET_S, Budget
 from indexer.docmatch import DocumentFocus, focus
 from indexer.errors import QueryError
 from indexer.expand import Variant, expand, strip_instructions
@@ -22,7 +24,7 @@ from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Cell, Chunk
 from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page_lines, get_page_tables
-from indexer.regex_search import compile_pattern, regex_matches
+from indexer.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.routing import Route, route
 from indexer.sections import question_sections
 
@@ -313,14 +315,19 @@ def search(
         chunk = index.chunks[row]
         evidence = _matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
-    return _with_highlights(index, hits, query_patterns(text, index.tokenizer)) if options.highlights else hits
+    if not options.highlights:
+        return hits
+    budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
+    return _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget)
 
 
-def _with_highlights(index: LoadedIndex, hits: list[Hit], patterns: list[re.Pattern[str]]) -> list[Hit]:
+def _with_highlights(
+    index: LoadedIndex, hits: list[Hit], patterns: list[regex.Pattern[str]], budget: Budget
+) -> list[Hit]:
     out = []
     for hit in hits:
         page = get_page_lines(index, hit.document, hit.page)
-        out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns)}))
+        out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns, budget)}))
     return out
 
 
@@ -370,8 +377,9 @@ def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters,
         for row in (allowed.tolist() if allowed is not None else range(len(index.chunks)))
         if index.chunks[row].kind != "table_row"  # a row's line is in its passage already
     ]
-    matches = regex_matches(pattern, rows, index.chunks)
+    budget = regex_budget(pattern)  # one deadline for matching the passages and highlighting the hits
+    matches = regex_matches(pattern, rows, index.chunks, budget)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
     hits = [_hit(index, row, score) for score, row in _select(index, scored, top_k, options, plain)]
-    return _with_highlights(index, hits, [compile_pattern(pattern)]) if options.highlights else hits
+    return _with_highlights(index, hits, [compile_pattern(pattern)], budget) if options.highlights else hits

@@ -17,6 +17,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -30,13 +31,16 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, create_model
 
 from indexer import __version__
-from indexer.errors import IndexLoadError
+from indexer.errors import IndexLoadError, IndexTargetError
 from indexer.models import Box, Chunk, DocumentMeta, Page, Table
 
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 MANIFEST = "manifest.json"
+# Every folder the indexer creates beside an index (staging, then version) holds this file from its first moment:
+# it is how cleanup tells our folders from anything else that happens to sit there.
+OWNER_MARK = ".filings-index-folder"
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -133,7 +137,11 @@ def sha256_file(path: Path) -> str:
 
 def index_files(folder: Path) -> list[str]:
     """Every file of an index folder but its manifest, as sorted relative paths."""
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != MANIFEST)
+    return sorted(
+        name
+        for name in (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+        if name not in (MANIFEST, OWNER_MARK)
+    )
 
 
 def write_manifest(folder: Path, manifest: Manifest) -> None:
@@ -294,23 +302,82 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _owned(folder: Path) -> bool:
+    """A real folder (not a link) that the indexer made: its mark, or an index from before marks (see _legacy_index)."""
+    return folder.is_dir() and not folder.is_symlink() and ((folder / OWNER_MARK).is_file() or _legacy_index(folder))
+
+
+def _legacy_index(folder: Path) -> bool:
+    """An index folder written before versioned publishing: a manifest of ours whose file list covers every file in
+    the folder (so moving it moves nothing else)."""
+    try:
+        manifest = Manifest.model_validate_json((folder / MANIFEST).read_bytes())
+    except (OSError, ValidationError):
+        return False
+    return bool(manifest.files) and set(index_files(folder)) <= set(manifest.files)
+
+
+def _version_pattern(target: Path) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(target.name)}\.v-(?:0-)?\d+")
+
+
+def _staging_pattern(target: Path) -> re.Pattern[str]:
+    return re.compile(rf"\.{re.escape(target.name)}\.building-(\d+)-[A-Za-z0-9_]+")
+
+
+def _our_link(target: Path) -> bool:
+    """``target`` is a link that publish() made: to a version folder beside it, by name."""
+    pointed = os.readlink(target)
+    if not _version_pattern(target).fullmatch(pointed):
+        return False
+    version = target.parent / pointed
+    return not version.exists() or _owned(version)
+
+
+def check_index_target(target: Path) -> None:
+    """Refuse to build into ``target`` unless it is absent, an empty folder, or an index this tool made; nothing
+    the project did not create is ever moved, renamed or deleted."""
+    advice = (
+        "nothing was changed. Pass a path that does not exist yet (it will be created), an empty folder, or an "
+        "index made by filings-index"
+    )
+    if target.is_symlink():
+        if _our_link(target):
+            return
+        raise IndexTargetError(f"{target} is a link to {os.readlink(target)}, not an index of ours; {advice}")
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise IndexTargetError(f"{target} is a file, not an index folder; {advice}")
+    if _legacy_index(target) or not any(target.iterdir()):
+        return
+    what = "has a manifest.json that is not one of ours" if (target / MANIFEST).exists() else f"has no {MANIFEST}"
+    raise IndexTargetError(f"{target} is a folder that is not a filings index (it {what}); {advice}")
+
+
 def remove_abandoned_staging(target: Path) -> list[Path]:
-    """Staging folders left by killed builds (their process is gone) are removed; running builds' are kept."""
+    """Staging folders left by killed builds (their process is gone) are removed; running builds' are kept, and so
+    is anything that is not a staging folder of ours."""
     removed = []
+    pattern = _staging_pattern(target)
     for folder in target.parent.glob(f".{target.name}.building-*"):
-        pid = folder.name.rsplit("-", 2)[-2] if folder.name.count("-") >= 2 else ""
-        if pid.isdigit() and not _alive(int(pid)):
+        named = pattern.fullmatch(folder.name)
+        if named and _owned(folder) and not _alive(int(named.group(1))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed
 
 
 def staging_folder(target: Path) -> Path:
-    """A fresh folder beside ``target`` (same file system, so the final rename is atomic), named with our pid."""
+    """A fresh folder beside ``target`` (same file system, so the final rename is atomic), named with our pid and
+    marked as ours."""
+    check_index_target(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     for folder in remove_abandoned_staging(target):
         logger.warning("removed %s, left by an interrupted build", folder)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.building-{os.getpid()}-", dir=target.parent))
+    folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-{os.getpid()}-", dir=target.parent))
+    (folder / OWNER_MARK).write_text("made by filings-index; removed with the index version it becomes\n")
+    return folder
 
 
 # A replaced version stays on disk this long after it was replaced, for the calls still reading it (a server
@@ -325,20 +392,25 @@ def publish(staging: Path, target: Path) -> None:
     staging folder to a new version and swaps the link with one rename, so a reader finds the old version or
     the new one, never neither and never a mix. A reader that resolved the link keeps reading its version,
     which stays on disk for RETIRED_GRACE_S after it was replaced. An index folder from before versions
-    becomes the first retired version.
+    becomes the first retired version; an empty folder is replaced by the link; anything else is refused
+    (:func:`check_index_target`).
     """
     if not (staging / MANIFEST).is_file():
         raise IndexLoadError(f"refusing to publish {staging}: it has no {MANIFEST}")
+    check_index_target(target)
     version = target.parent / f".{target.name}.v-{time.time_ns()}"
     os.replace(staging, version)
     link = target.parent / f".{target.name}.link-{os.getpid()}-{time.time_ns()}"
     os.symlink(version.name, link)
     previous = target.resolve() if target.is_symlink() else None
     try:
-        if target.exists() and not target.is_symlink():  # a plain folder, from before versioned publishing
-            legacy = target.parent / f".{target.name}.v-0-{time.time_ns()}"
-            os.replace(target, legacy)
-            previous = legacy
+        if target.is_dir() and not target.is_symlink():
+            if _legacy_index(target):  # a plain index folder of ours, from before versioned publishing
+                legacy = target.parent / f".{target.name}.v-0-{time.time_ns()}"
+                os.replace(target, legacy)
+                previous = legacy
+            else:
+                os.rmdir(target)  # empty (checked above); fails, losing nothing, if something appeared since
         os.replace(link, target)
     except OSError:
         link.unlink(missing_ok=True)
@@ -349,9 +421,13 @@ def publish(staging: Path, target: Path) -> None:
 
 
 def _remove_retired(target: Path, current: Path) -> None:
+    """Versions of ours replaced more than RETIRED_GRACE_S ago; nothing else beside the index is touched."""
     now = time.time()
+    pattern = _version_pattern(target)
     for old in target.parent.glob(f".{target.name}.v-*"):
-        if old != current and old.is_dir() and now - old.stat().st_mtime > RETIRED_GRACE_S:
+        if old == current or not pattern.fullmatch(old.name) or not _owned(old):
+            continue
+        if now - old.stat().st_mtime > RETIRED_GRACE_S:
             shutil.rmtree(old, ignore_errors=True)
 
 

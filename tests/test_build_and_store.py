@@ -13,7 +13,7 @@ from indexer.errors import FilingsError, IndexLoadError
 from indexer.reader import get_page, load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings
-from indexer.store import SCHEMA_VERSION, read_chunks, read_manifest
+from indexer.store import OWNER_MARK, SCHEMA_VERSION, read_chunks, read_manifest
 from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
 
 
@@ -121,11 +121,15 @@ def test_a_killed_builds_staging_folder_is_cleaned_up(tmp_path: Path, cache_dir:
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     abandoned = tmp_path / f".idx.building-{int(dead.stdout)}-abc123"
     abandoned.mkdir()
+    (abandoned / OWNER_MARK).write_text("")  # as staging_folder() leaves it
     (abandoned / "chunks.jsonl").write_text("partial")
     running = tmp_path / f".idx.building-{os.getpid()}-def456"
     running.mkdir()
+    (running / OWNER_MARK).write_text("")
+    not_ours = tmp_path / f".idx.building-{int(dead.stdout)}-xyz789"  # the same name, but no mark: not touched
+    not_ours.mkdir()
     build_index(_settings(_docs(tmp_path, BROKER), tmp_path / "idx", cache_dir))
-    assert not abandoned.exists() and running.exists()
+    assert not abandoned.exists() and running.exists() and not_ours.exists()
 
 
 def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: Path, cache_dir: Path) -> None:

@@ -4,7 +4,7 @@ import pytest
 
 from indexer.errors import QueryError
 from indexer.models import Box, Chunk
-from indexer.regex_search import compile_pattern, regex_matches
+from indexer.regex_search import compile_pattern, regex_budget, regex_matches
 
 
 def _chunk(text: str, n: int) -> Chunk:
@@ -22,7 +22,7 @@ CHUNKS = [
 
 
 def test_matches_are_case_insensitive_and_counted() -> None:
-    found = regex_matches(r"\$[\d,]+\s*million", range(3), CHUNKS)
+    found = regex_matches(r"\$[\d,]+\s*million", range(3), CHUNKS, regex_budget("x"))
     assert found == [(0, 2), (2, 1)]
 
 
@@ -35,12 +35,19 @@ def test_catastrophic_pattern_stops_at_the_deadline() -> None:
     evil = [_chunk("a" * 40 + "!", n) for n in range(5)]
     started = time.monotonic()
     with pytest.raises(QueryError, match="took longer"):
-        regex_matches(r"(a|aa)+$", range(5), evil, budget_s=0.5)
+        regex_matches(r"(a|aa)+$", range(5), evil, regex_budget("(a|aa)+$", 0.5))
     assert time.monotonic() - started < 3
 
 
 def test_empty_and_huge_patterns_are_refused() -> None:
     with pytest.raises(QueryError, match="empty"):
         compile_pattern("  ")
-    with pytest.raises(QueryError, match="under 500"):
+    with pytest.raises(QueryError, match="over the limit of 500"):
         compile_pattern("a" * 501)
+
+
+def test_patterns_that_match_empty_count_where_they_match() -> None:
+    budget = regex_budget("x")
+    assert regex_matches(r"x?", range(3), CHUNKS, budget) == [(0, 1), (1, 1), (2, 1)]  # only empty matches: 1 each
+    assert regex_matches(r"(?=million)", range(3), CHUNKS, budget) == [(0, 1), (2, 1)]
+    assert regex_matches(r"e?", range(1), CHUNKS, budget) == [(0, 3)]  # non-empty matches counted

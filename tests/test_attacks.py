@@ -1,0 +1,171 @@
+"""Attacks from the security review (issue 11), each reproduced through the public interface (the CLI or an MCP
+client) and pinned: the path a user gave is never taken over, no input runs unbounded, nothing outside the corpus or
+the index is read."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from indexer.store import RETIRED_GRACE_S, read_manifest
+from tests.conftest import BROKER, ROOT, SIFANG, docs_folder
+from tests.test_server_e2e import _rpc
+
+
+def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "indexer", "--cache-dir", str(cache), *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=600,
+    )
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+# --- 1. a folder that is not an index is never taken over -------------------------------------------------------
+
+
+def test_add_build_remove_and_fetch_refuse_a_folder_that_is_not_an_index(tmp_path: Path, cache_dir: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.txt").write_text("notes")
+    (victim / "sub").mkdir()
+    (victim / "sub" / "draft.md").write_text("draft")
+    before = _tree(victim)
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    attempts = [
+        ("add", str(BROKER), "--index", str(victim), "--no-progress"),
+        ("build", str(docs), "--index", str(victim), "--embedder", "none", "--no-progress"),
+        ("remove", BROKER.name, "--index", str(victim)),
+        ("fetch", "--ticker", "X", "--user-agent", "t t@example.com", "--index", str(victim), "--sec-www-url",
+         "http://127.0.0.1:9", "--sec-data-url", "http://127.0.0.1:9"),
+    ]  # fmt: skip
+    for args in attempts:
+        run = _cli(*args, cache=cache_dir)
+        assert run.returncode == 2, (args, run.stderr)
+        assert str(victim) in run.stderr and ("not a filings index" in run.stderr or "no index" in run.stderr)
+    assert victim.is_dir() and not victim.is_symlink() and _tree(victim) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["docs", "victim"]  # nothing moved beside it either
+
+
+def test_a_file_or_a_foreign_link_is_refused_as_an_index(tmp_path: Path, cache_dir: Path) -> None:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    afile = tmp_path / "report.txt"
+    afile.write_text("mine")
+    link = tmp_path / "link"
+    link.symlink_to(docs)  # a link the user made, to a folder of theirs
+    for target in (afile, link):
+        run = _cli("build", str(docs), "--index", str(target), "--embedder", "none", "--no-progress", cache=cache_dir)
+        assert run.returncode == 2 and "nothing was changed" in run.stderr
+    assert afile.read_text() == "mine" and os.readlink(link) == str(docs)
+
+
+def test_an_empty_folder_becomes_an_index_and_updates_follow(tmp_path: Path, cache_dir: Path) -> None:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    index = tmp_path / "empty"
+    index.mkdir()
+    run = _cli("build", str(docs), "--index", str(index), "--embedder", "none", "--no-progress", cache=cache_dir)
+    assert run.returncode == 0, run.stderr
+    assert index.is_symlink() and [d.document for d in read_manifest(index).documents] == [BROKER.name]
+    run = _cli("remove", BROKER.name, "--index", str(index), cache=cache_dir)  # an index now: its own error
+    assert run.returncode == 2 and "would leave the index" in run.stderr
+
+
+def test_retired_versions_are_removed_but_look_alike_folders_are_not(tmp_path: Path, cache_dir: Path) -> None:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    index = tmp_path / "idx"
+    build = ("build", str(docs), "--index", str(index), "--embedder", "none", "--no-progress")
+    assert _cli(*build, cache=cache_dir).returncode == 0
+    first = index.resolve()
+    look_alike = tmp_path / ".idx.v-123"  # named like a version, but the user's
+    look_alike.mkdir()
+    (look_alike / "keep.txt").write_text("keep")
+    long_ago = time.time() - RETIRED_GRACE_S - 60
+    os.utime(look_alike, (long_ago, long_ago))
+    assert _cli(*build, cache=cache_dir).returncode == 0  # retires the first version
+    os.utime(first, (long_ago, long_ago))
+    assert _cli(*build, cache=cache_dir).returncode == 0  # the first version's grace is over
+    assert not first.exists() and (look_alike / "keep.txt").read_text() == "keep"
+
+
+# --- 3. a regular expression never holds a core past the request's budget -----------------------------------------
+
+# Quick in the passages (the full-width colon matches at once), catastrophic in the highlighting step, where the page
+# text is normalised (： → :) and the second branch backtracks exponentially.
+EVIL_REGEX = r"：|:(?:[^:]|\w)+$"
+
+
+def _raw_server(index: Path, cache: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "mcp_server", "--index", str(index), "--cache-dir", str(cache)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+
+
+def _answer(proc: subprocess.Popen[bytes], wanted: int, seconds: float) -> dict[str, Any]:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        message = json.loads(proc.stdout.readline())
+        if message.get("id") == wanted:
+            return message  # type: ignore[no-any-return]
+    raise AssertionError(f"no answer to request {wanted} within {seconds}s")
+
+
+def _send(proc: subprocess.Popen[bytes], *lines: bytes) -> None:
+    assert proc.stdin is not None
+    for line in lines:
+        proc.stdin.write(line)
+    proc.stdin.flush()
+
+
+INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "attacker", "version": "0"}}
+
+
+def _search(request: int, **arguments: object) -> bytes:
+    return _rpc("tools/call", {"name": "search_reports", "arguments": arguments}, request)
+
+
+def test_a_catastrophic_regex_is_stopped_in_every_step_and_sigterm_still_stops_the_server(
+    samples_index_dir: Path, cache_dir: Path
+) -> None:
+    proc = _raw_server(samples_index_dir, cache_dir)
+    try:
+        _send(proc, _rpc("initialize", INIT, 1), _rpc("notifications/initialized", {}, None))
+        _answer(proc, 1, 60)
+        _send(proc, _search(2, query="营业收入", top_k=1))  # the index is loaded once this answers
+        _answer(proc, 2, 120)
+        started = time.monotonic()
+        _send(proc, _search(3, query=EVIL_REGEX, use_regex=True, documents=SIFANG.name))
+        answer = _answer(proc, 3, 30)["result"]
+        assert answer["isError"] and "took longer than 2s" in answer["content"][0]["text"]
+        assert time.monotonic() - started < 10
+        _send(proc, _search(4, query="x?", use_regex=True, documents=SIFANG.name, top_k=2))  # matches empty
+        answer = _answer(proc, 4, 30)["result"]
+        assert not answer["isError"] and len(answer["structuredContent"]["hits"]) == 2
+        _send(proc, _search(5, query=EVIL_REGEX, use_regex=True, documents=BROKER.name))  # in flight …
+        time.sleep(0.3)
+        stopped = time.monotonic()
+        proc.send_signal(signal.SIGTERM)  # … when the server is told to stop
+        proc.wait(timeout=15)
+        assert time.monotonic() - stopped < 15
+    finally:
+        proc.kill()
+        proc.wait()
