@@ -25,7 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from indexer.errors import FilingsError
+from indexer.errors import FilingsError, shown
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +64,7 @@ def check_user_agent(value: str | None) -> str:
         )
     if not _USER_AGENT.fullmatch(text):
         raise EdgarError(
-            f"the User-Agent {text!r} must hold a name and an e-mail address, e.g. 'Jane Doe jane@example.com' "
+            f"the User-Agent {shown(text)} must hold a name and an e-mail address, e.g. 'Jane Doe jane@example.com' "
             "(SEC's fair-access policy)"
         )
     return text
@@ -180,7 +180,7 @@ def resolve_cik(client: EdgarClient, ticker: str) -> tuple[str, str]:
     for entry in table.values():
         if str(entry.get("ticker", "")).upper() == wanted:
             return f"{int(entry['cik_str']):010d}", str(entry.get("title", ""))
-    raise EdgarError(f"unknown ticker {ticker!r}: SEC's company list has no such symbol; check the spelling")
+    raise EdgarError(f"unknown ticker {shown(ticker)}: SEC's company list has no such symbol; check the spelling")
 
 
 def parse_since(value: str | None) -> date | None:
@@ -191,7 +191,7 @@ def parse_since(value: str | None) -> date | None:
     try:
         return date(int(text), 1, 1) if re.fullmatch(r"\d{4}", text) else date.fromisoformat(text)
     except ValueError as exc:
-        raise EdgarError(f"--since takes a year (2022) or a date (2022-06-30), not {value!r}") from exc
+        raise EdgarError(f"--since takes a year (2022) or a date (2022-06-30), not {shown(value)}") from exc
 
 
 def _rows(block: dict) -> Iterator[dict]:  # type: ignore[type-arg]

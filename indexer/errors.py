@@ -28,3 +28,14 @@ class QueryError(FilingsError):
 
 class IndexTargetError(FilingsError):
     """The path given as an index is something else (a user's folder, a file, a foreign link): left untouched."""
+
+
+ECHO_CHARS = 60
+
+
+def shown(text: str, limit: int = ECHO_CHARS) -> str:
+    """User input quoted in a message: its first ``limit`` characters, control characters escaped, and its length
+    when it was longer (an error never echoes a megabyte back)."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text):,} characters)"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from indexer.budget import REQUEST_BUDGET_S, Budget
-from indexer.errors import QueryError
+from indexer.errors import QueryError, shown
 from indexer.models import Box, Line, Page
 from indexer.tokenize import normalize_text
 
@@ -315,7 +315,7 @@ def locate_on_page(page: Page, quote: str, budget: Budget | None = None) -> Loca
             boxes = [b for s, e in spans for b in text.boxes(s, e)]
             return Located(
                 False, name, quote, boxes, page.number,
-                f"ambiguous: {quote!r} occurs {len(spans)} times on page {page.number}; quote more of the sentence",
+                f"ambiguous: {shown(quote)} occurs {len(spans)} times on page {page.number}; quote more of it",
             )  # fmt: skip
         start, end = spans[0]
         return Located(True, name, text.text[start:end], text.boxes(start, end), page.number)
@@ -326,6 +326,6 @@ def locate_on_page(page: Page, quote: str, budget: Budget | None = None) -> Loca
             start, end = spans[0]
             return Located(
                 False, "token", text.text[start:end], text.boxes(start, end), page.number,
-                f"only the token {token!r} of the quote was found on page {page.number}; the rest differs",
+                f"only the token {shown(token)} of the quote was found on page {page.number}; the rest differs",
             )  # fmt: skip
     return Located(False, "none", "", [], page.number, f"not found on page {page.number}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from pydantic import BaseModel
 from indexer.dense import DenseIndex
 from indexer.docmatch import aliases
 from indexer.embed import Embedder, EmbedderError, make_embedder
-from indexer.errors import IndexLoadError, NotFoundError, QueryError
+from indexer.errors import IndexLoadError, NotFoundError, QueryError, shown
 from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page, Table
 from indexer.store import (
@@ -174,8 +175,13 @@ def _load_version(
     )
 
 
+_NAMED_IN_ERRORS = 20
+
+
 def _names(index: LoadedIndex) -> str:
-    return ", ".join(sorted(index.documents))
+    names = sorted(index.documents)
+    more = f" … and {len(names) - _NAMED_IN_ERRORS} more (call list_documents)" if len(names) > _NAMED_IN_ERRORS else ""
+    return ", ".join(names[:_NAMED_IN_ERRORS]) + more
 
 
 def _matches_form(meta: DocumentMeta, form: str) -> bool:
@@ -199,6 +205,20 @@ class Filters:
         return not self.documents and not self.company and self.year is None and not self.form and not self.broker
 
 
+MAX_GLOB_CHARS = 200
+
+
+def _glob(documents: str) -> re.Pattern[str]:
+    """A file-name glob, compiled without fnmatch's own cache (32,768 entries: long globs would stay in memory)."""
+    pattern = documents.strip().lower()
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise QueryError(
+            f"documents={shown(documents)} is longer than {MAX_GLOB_CHARS} characters; pass a short file-name glob "
+            "such as '*2022*'"
+        )
+    return re.compile(fnmatch.translate(pattern))
+
+
 def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
     """Names of the documents the filters allow; ``None`` when no filter was given. A filter that leaves nothing
     raises :class:`QueryError` naming the values the index does have."""
@@ -207,12 +227,10 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
     documents, company, year, form = filters.documents, filters.company, filters.year, filters.form
     names = list(index.documents)
     if documents:
-        pattern = documents.strip().lower()
-        names = [
-            n for n in names if fnmatch.fnmatch(n.lower(), pattern) or fnmatch.fnmatch(Path(n).name.lower(), pattern)
-        ]
+        glob = _glob(documents)
+        names = [n for n in names if glob.match(n.lower()) or glob.match(Path(n).name.lower())]
         if not names:
-            raise QueryError(f"no document matches documents={documents!r}; indexed documents: {_names(index)}")
+            raise QueryError(f"no document matches documents={shown(documents)}; indexed documents: {_names(index)}")
     if company:
         wanted = company.strip().lower()
         names = [
@@ -226,7 +244,7 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
         ]
         if not names:
             companies = sorted({m.company for m in index.documents.values() if m.company})
-            raise QueryError(f"no document of company={company!r}; companies in the index: {', '.join(companies)}")
+            raise QueryError(f"no document of company={shown(company)}; companies in the index: {', '.join(companies)}")
     if year is not None:
         names = [n for n in names if index.documents[n].year == year]
         if not names:
@@ -236,14 +254,14 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
         names = [n for n in names if _matches_form(index.documents[n], form)]
         if not names:
             forms = sorted({m.form for m in index.documents.values() if m.form})
-            raise QueryError(f"no document of form={form!r} among the selected ones; forms in the index: {forms}")
+            raise QueryError(f"no document of form={shown(form)} among the selected ones; forms in the index: {forms}")
     if filters.broker:
         wanted = filters.broker.strip().lower()
         names = [n for n in names if wanted in (index.documents[n].broker or "").lower()]
         if not names:
             brokers = sorted({m.broker for m in index.documents.values() if m.broker})
             raise QueryError(
-                f"no research note of broker={filters.broker!r} among the selected ones; brokers in the index: "
+                f"no research note of broker={shown(filters.broker)} among the selected ones; brokers in the index: "
                 + (", ".join(brokers) or "none")
             )
     return names
@@ -260,10 +278,12 @@ def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:
     meta = index.documents.get(document)
     if meta is None and document in index.removed:
         raise NotFoundError(
-            f"{document!r} is no longer in the index (it was removed); call list_documents for what it holds now"
+            f"{shown(document)} is no longer in the index (it was removed); call list_documents for what it holds now"
         )
     if meta is None:
-        raise NotFoundError(f"unknown document {document!r}; call list_documents, valid names are: {_names(index)}")
+        raise NotFoundError(
+            f"unknown document {shown(document)}; call list_documents, valid names are: {_names(index)}"
+        )
     return meta
 
 

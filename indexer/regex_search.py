@@ -12,7 +12,7 @@ from collections.abc import Iterable
 import regex
 
 from indexer.budget import REQUEST_BUDGET_S, Budget
-from indexer.errors import QueryError
+from indexer.errors import QueryError, shown
 from indexer.models import Chunk
 
 MAX_PATTERN_CHARS = 500
@@ -31,7 +31,7 @@ def compile_pattern(pattern: str) -> regex.Pattern[str]:
     except regex.error as exc:
         where = f" at position {exc.pos}" if exc.pos is not None else ""
         raise QueryError(
-            f"invalid regular expression {pattern[:80]!r}: {exc.msg}{where}; fix it, or search with use_regex=false"
+            f"invalid regular expression {shown(pattern)}: {exc.msg}{where}; fix it, or search with use_regex=false"
         ) from exc
 
 
@@ -39,7 +39,7 @@ def regex_budget(pattern: str, seconds: float = REQUEST_BUDGET_S) -> Budget:
     """The deadline of one regex search, from matching the passages to highlighting the hits."""
     return Budget(
         seconds,
-        f"the regular expression {pattern[:80]!r} took longer than {seconds:g}s (the limit for one search) and was "
+        f"the regular expression {shown(pattern)} took longer than {seconds:g}s (the limit for one search) and was "
         "stopped; simplify it (avoid nested repetition such as (a+)+) or narrow it with documents/company",
     )
 

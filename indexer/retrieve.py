@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from indexer.budget import REQUEST_BUDGET_S, Budget
 from indexer.docmatch import DocumentFocus, focus
-from indexer.errors import QueryError
+from indexer.errors import QueryError, shown
 from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
@@ -214,7 +214,7 @@ def _ranked_lists(
         lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))
     if not searchable and not dense_ready:
         raise QueryError(
-            f"the query {variants[0].text!r} has no searchable words and this index has no dense vectors; "
+            f"the query {shown(variants[0].text)} has no searchable words and this index has no dense vectors; "
             "use words or figures"
         )
     return lists

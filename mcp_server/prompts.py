@@ -8,9 +8,10 @@ from pydantic import Field
 
 
 def due_diligence(
-    question: Annotated[str, Field(description="the question to answer from the filings")],
+    question: Annotated[str, Field(max_length=2000, description="the question to answer from the filings")],
     documents: Annotated[
-        str | None, Field(description="optional file-name glob to stay within, e.g. '*2022*' or 'BESTBUY_*'")
+        str | None,
+        Field(max_length=200, description="optional file-name glob to stay within, e.g. '*2022*' or 'BESTBUY_*'"),
     ] = None,
 ) -> str:
     scope = (

@@ -17,6 +17,7 @@ from mcp.types import TextContent
 from pydantic import BaseModel, Field
 
 from indexer.errors import FilingsError
+from indexer.reader import MAX_GLOB_CHARS
 from indexer.store import read_manifest
 from mcp_server.auth import SharedTokenVerifier
 from mcp_server.loader import IndexLoader
@@ -44,6 +45,15 @@ _CITE = (
     "Every figure or statement you take from a result must be cited with its document and 1-based page "
     "(e.g. BESTBUY_2024Q2_10Q.pdf p.19); call get_page to read the whole page before quoting."
 )
+
+
+# Bounds on every argument a tool takes (a client may send anything): arguments past them are refused before any
+# work. The indexer's own limits (query, regex, quote: 2,000 characters after whitespace is collapsed) apply after.
+MAX_INPUT_CHARS = 10_000
+MAX_FILTER_CHARS = 200
+MAX_DOCUMENT_CHARS = 1_000  # a document name is a path relative to the folder that was indexed
+MAX_BOXES = 200
+DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name exactly as list_documents gives it")
 
 
 def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
@@ -83,29 +93,45 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
         query: Annotated[
             str,
             Field(
-                description="question or key terms, English or Chinese, e.g. 'capital expenditures 2022' or '营业收入'"
+                max_length=MAX_INPUT_CHARS,
+                description="question or key terms, English or Chinese, e.g. 'capital expenditures 2022' or '营业收入'",
             ),
         ],
         top_k: Annotated[int, Field(ge=1, le=20, description="number of passages to return (1-20)")] = 5,
         documents: Annotated[
-            str | None, Field(description="restrict to file names matching this glob, e.g. '*2022*' or 'BESTBUY_*'")
+            str | None,
+            Field(
+                max_length=MAX_GLOB_CHARS,
+                description="restrict to file names matching this glob, e.g. '*2022*' or 'BESTBUY_*'",
+            ),
         ] = None,
         company: Annotated[
             str | None,
-            Field(description="restrict to one company: a name as in list_documents, a ticker or a stock code"),
+            Field(
+                max_length=MAX_FILTER_CHARS,
+                description="restrict to one company: a name as in list_documents, a ticker or a stock code",
+            ),
         ] = None,
         year: Annotated[
             int | None, Field(ge=1900, le=2100, description="restrict to documents of this fiscal year")
         ] = None,
         form: Annotated[
-            str | None, Field(description="restrict to a document type: 10-K, 10-Q, 8-K, earnings release, 年报, 研报")
+            str | None,
+            Field(
+                max_length=MAX_FILTER_CHARS,
+                description="restrict to a document type: 10-K, 10-Q, 8-K, earnings release, 年报, 研报",
+            ),
         ] = None,
         use_regex: Annotated[
             bool,
             Field(description=r"treat query as a case-insensitive regular expression, e.g. '\$[\d,]+\s*million'"),
         ] = False,
         broker: Annotated[
-            str | None, Field(description="restrict to research notes (研报) of this broker, e.g. '德邦证券'")
+            str | None,
+            Field(
+                max_length=MAX_FILTER_CHARS,
+                description="restrict to research notes (研报) of this broker, e.g. '德邦证券'",
+            ),
         ] = None,
     ) -> ToolResult:
         return _answer(
@@ -113,7 +139,7 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
         )
 
     def get_page(
-        document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],
+        document: Annotated[str, DOCUMENT],
         page: Annotated[int, Field(description="1-based page number")],
     ) -> ToolResult:
         return _answer(_call(loader, get_page_tool, document, page))
@@ -139,20 +165,28 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     )
 
     def locate_quote(
-        document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],
+        document: Annotated[str, DOCUMENT],
         page: Annotated[int, Field(description="1-based page the quote is cited from")],
         quote: Annotated[
-            str, Field(description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence")
+            str,
+            Field(
+                max_length=MAX_INPUT_CHARS,
+                description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence",
+            ),
         ],
     ) -> ToolResult:
         return _answer(_call(loader, locate_quote_tool, document, page, quote))
 
     def render_page(
-        document: Annotated[str, Field(description="a file name exactly as list_documents gives it")],
+        document: Annotated[str, DOCUMENT],
         page: Annotated[int, Field(description="1-based page number")],
-        quote: Annotated[str | None, Field(description="text to locate and highlight (as locate_quote)")] = None,
+        quote: Annotated[
+            str | None,
+            Field(max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)"),
+        ] = None,
         bboxes: Annotated[
-            list[BoundingBox] | None, Field(description="boxes to highlight, e.g. a search hit's bboxes")
+            list[BoundingBox] | None,
+            Field(max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"),
         ] = None,
         dpi: Annotated[int, Field(ge=36, le=300, description="resolution; the long side is capped at 1600 px")] = 110,
     ) -> ToolResult:

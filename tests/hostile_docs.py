@@ -99,3 +99,21 @@ def make_corpus(folder: Path, long_pages: int = 2000) -> dict[str, str]:
         shutil.copy(BROKER, folder / name)
         what[name] = "a real note under an awkward file name"
     return what
+
+
+def text_page(lines: list[str]) -> bytes:
+    """One page of the given lines of ASCII text (Helvetica 8 pt, 10 pt apart)."""
+    ops = [b"BT /F1 8 Tf 10 TL 20 820 Td"]
+    ops += [b"(%s) '" % line.encode("ascii") for line in lines]
+    ops.append(b"ET")
+    stream = b"\n".join(ops)
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )

@@ -4,6 +4,7 @@ the index is read."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import select
@@ -14,8 +15,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+from fastmcp import Client
+
+from indexer.build import build_index
+from indexer.settings import BuildSettings
 from indexer.store import RETIRED_GRACE_S, read_manifest
+from mcp_server.loader import IndexLoader
+from mcp_server.server import build_server
+from mcp_server.settings import ServerSettings
 from tests.conftest import BROKER, ROOT, SIFANG, docs_folder
+from tests.hostile_docs import text_page
 from tests.test_server_e2e import _rpc
 
 
@@ -169,3 +179,59 @@ def test_a_catastrophic_regex_is_stopped_in_every_step_and_sigterm_still_stops_t
     finally:
         proc.kill()
         proc.wait()
+
+
+# --- 6. locate_quote is bounded on crafted pages; 8. every tool argument is bounded --------------------------------
+
+
+@pytest.fixture(scope="module")
+def crafted_server(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path):  # type: ignore[no-untyped-def]
+    """An index of one page holding 3,000 "1"s (75 lines of 40), and the server over it, in memory."""
+    docs = tmp_path_factory.mktemp("crafted")
+    (docs / "ones.pdf").write_bytes(text_page([" ".join(["1"] * 40)] * 75))
+    index = docs.parent / "crafted-index"
+    build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
+    loader = IndexLoader(index, cache_dir, timeout=120)
+    loader.get()
+    return build_server(ServerSettings(index_dir=index, cache_dir=cache_dir), loader)
+
+
+def _tool(server, tool: str, arguments: dict[str, Any]) -> tuple[Any, float]:  # type: ignore[no-untyped-def]
+    async def run():  # type: ignore[no-untyped-def]
+        async with Client(server) as client:
+            return await client.call_tool(tool, arguments, raise_on_error=False)
+
+    started = time.perf_counter()
+    result = asyncio.run(run())
+    return result, time.perf_counter() - started
+
+
+def test_locate_quote_on_a_page_of_3000_ones_answers_within_its_budget(crafted_server) -> None:  # type: ignore[no-untyped-def]
+    ones = " ".join(["1"] * 999)
+    for quote, verified in ((ones, True), (ones + " 2", False), ("2 " + ones, False), ("1 " * 500 + "x", False)):
+        result, seconds = _tool(crafted_server, "locate_quote", {"document": "ones.pdf", "page": 1, "quote": quote})
+        assert seconds < 5, (quote[-10:], seconds)
+        if result.is_error:  # the budget ran out: said so, with what to do
+            assert not verified and "took longer than 2s" in result.content[0].text
+        else:
+            assert result.structured_content["verified"] is verified
+
+
+def test_long_globs_many_boxes_and_long_names_are_refused_without_echoing_them(crafted_server) -> None:  # type: ignore[no-untyped-def]
+    box = {"page": 1, "x0": 1, "top": 1, "x1": 5, "bottom": 5}
+    cases = [
+        ("search_reports", {"query": "1", "documents": "*" + "a" * 1_000_000}, "at most 200 characters"),
+        ("search_reports", {"query": "1", "company": "c" * 100_000}, "at most 200 characters"),
+        ("search_reports", {"query": "q" * 1_000_000}, "at most 10000 characters"),
+        ("render_page", {"document": "ones.pdf", "page": 1, "bboxes": [box] * 20_000}, "at most 200 items"),
+        ("get_page", {"document": "d" * 100_000, "page": 1}, "at most 1000 characters"),
+        ("locate_quote", {"document": "ones.pdf", "page": 1, "quote": "1" * 100_000}, "at most 10000 characters"),
+        ("get_page", {"document": "n" * 900, "page": 1}, "unknown document"),
+    ]
+    for tool, arguments, message in cases:
+        result, seconds = _tool(crafted_server, tool, arguments)
+        text = result.content[-1].text
+        assert result.is_error and message in text and len(text) < 1000, (tool, text[:200])
+        assert seconds < 5, (tool, seconds)
+    result, _ = _tool(crafted_server, "render_page", {"document": "ones.pdf", "page": 1, "bboxes": [box] * 200})
+    assert not result.is_error and len(result.structured_content["highlighted"]) == 200
