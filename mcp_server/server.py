@@ -9,17 +9,20 @@ import threading
 from collections.abc import Callable
 from typing import Annotated, TypeVar
 
+import fastmcp
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.types import Image
 from mcp.types import TextContent
 from pydantic import BaseModel, Field
+from starlette.middleware import Middleware
 
 from indexer.errors import FilingsError
 from indexer.reader import MAX_GLOB_CHARS
 from indexer.store import read_manifest
 from mcp_server.auth import SharedTokenVerifier
+from mcp_server.http_guard import HostOriginGuard, HostPolicy, SessionLimiter
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
 from mcp_server.schemas import output_schema
@@ -258,7 +261,22 @@ def run(settings: ServerSettings) -> int:
             settings.port,
             " (bearer token required)" if settings.token else "",
         )
-        server.run(transport="http", host=settings.host, port=settings.port, show_banner=False)
+        fastmcp.settings.http_session_idle_timeout = settings.session_idle_timeout
+        policy = HostPolicy.create(settings.host, settings.allow_hosts, settings.allow_origins)
+        server.run(
+            transport="http",
+            host=settings.host,
+            port=settings.port,
+            show_banner=False,
+            middleware=[
+                Middleware(HostOriginGuard, policy=policy),
+                Middleware(
+                    SessionLimiter,
+                    max_sessions=settings.max_sessions,
+                    per_client=settings.max_sessions_per_client,
+                ),
+            ],
+        )
     else:
         server.run(transport="stdio", show_banner=False)
     return 0

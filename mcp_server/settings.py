@@ -9,6 +9,7 @@ from pathlib import Path
 
 from indexer.settings import default_cache_dir
 from mcp_server.auth import TOKEN_ENV, is_loopback
+from mcp_server.http_guard import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_IDLE_TIMEOUT_S
 
 
 @dataclass(frozen=True)
@@ -21,6 +22,11 @@ class ServerSettings:
     host: str = "127.0.0.1"
     port: int = 8765
     token: str | None = None  # bearer token the HTTP transport requires (mandatory off loopback)
+    allow_hosts: tuple[str, ...] = ()  # Host names (besides loopback and the bound address) the HTTP server answers
+    allow_origins: tuple[str, ...] = ()  # browser origins (besides loopback ones) that may call it
+    max_sessions: int = MAX_SESSIONS
+    max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT
+    session_idle_timeout: float = SESSION_IDLE_TIMEOUT_S
 
 
 def parse_settings(argv: list[str] | None = None) -> ServerSettings:
@@ -44,7 +50,32 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
     parser.add_argument(
         "--token", default=os.environ.get(TOKEN_ENV), help=f"HTTP: bearer token clients must send (or ${TOKEN_ENV})"
     )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        help="HTTP: a Host name clients use besides 127.0.0.1/localhost and the bound address (repeatable)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="HTTP: a browser origin allowed to call the server, e.g. https://app.example (repeatable); "
+        "requests from other web pages are refused",
+    )
+    parser.add_argument("--max-sessions", type=int, default=MAX_SESSIONS, help="HTTP: open sessions in all")
+    parser.add_argument(
+        "--max-sessions-per-client", type=int, default=MAX_SESSIONS_PER_CLIENT, help="HTTP: open sessions per address"
+    )
+    parser.add_argument(
+        "--session-idle-timeout",
+        type=float,
+        default=SESSION_IDLE_TIMEOUT_S,
+        help="HTTP: seconds after which an idle session is closed",
+    )
     args = parser.parse_args(argv)
+    if min(args.max_sessions, args.max_sessions_per_client) < 1 or not args.session_idle_timeout > 0:
+        parser.error("--max-sessions, --max-sessions-per-client and --session-idle-timeout must be positive")
     if args.index is None:
         parser.error("no index given: pass --index INDEX_DIR or set FILINGS_INDEX")
     if args.transport == "http" and not is_loopback(args.host) and not args.token:
@@ -61,4 +92,9 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         host=args.host,
         port=args.port,
         token=args.token or None,
+        allow_hosts=tuple(args.allow_host),
+        allow_origins=tuple(args.allow_origin),
+        max_sessions=args.max_sessions,
+        max_sessions_per_client=args.max_sessions_per_client,
+        session_idle_timeout=args.session_idle_timeout,
     )

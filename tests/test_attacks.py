@@ -15,9 +15,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from fastmcp import Client
 
+from bench.session_flood import run as flood
 from indexer.build import build_index
 from indexer.settings import BuildSettings
 from indexer.store import RETIRED_GRACE_S, read_manifest
@@ -26,6 +28,7 @@ from mcp_server.server import build_server
 from mcp_server.settings import ServerSettings
 from tests.conftest import BROKER, ROOT, SIFANG, docs_folder
 from tests.hostile_docs import text_page
+from tests.test_http_transport import serve_http
 from tests.test_server_e2e import _rpc
 
 
@@ -235,3 +238,44 @@ def test_long_globs_many_boxes_and_long_names_are_refused_without_echoing_them(c
         assert seconds < 5, (tool, seconds)
     result, _ = _tool(crafted_server, "render_page", {"document": "ones.pdf", "page": 1, "bboxes": [box] * 200})
     assert not result.is_error and len(result.structured_content["highlighted"]) == 200
+
+
+# --- 2. DNS rebinding; 4. session floods -----------------------------------------------------------------------------
+
+INIT_BODY = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
+HTTP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _post(url: str, headers: dict[str, str]) -> httpx2.Response:
+    return httpx2.post(url, json=INIT_BODY, headers=HTTP_HEADERS | headers, timeout=30)
+
+
+def test_foreign_host_and_origin_are_refused_with_or_without_a_token(
+    samples_index_dir: Path, cache_dir: Path, tmp_path: Path
+) -> None:
+    port_of = lambda url: url.split(":")[2].split("/")[0]  # noqa: E731
+    with (
+        serve_http(samples_index_dir, cache_dir, tmp_path, "--allow-origin", "https://app.example") as open_url,
+        serve_http(samples_index_dir, cache_dir, tmp_path, "--token", "t0ken") as token_url,
+    ):
+        for url, auth in ((open_url, {}), (token_url, {"Authorization": "Bearer t0ken"})):
+            port = port_of(url)
+            assert _post(url, auth | {"Host": f"evil.example:{port}"}).status_code == 421
+            assert _post(url, auth | {"Origin": "http://evil.example"}).status_code == 403
+            assert _post(url, auth | {"Origin": f"http://evil.example:{port}"}).status_code == 403
+            assert _post(url, auth | {"Origin": "null"}).status_code == 403
+            refused = _post(url, auth | {"Host": f"localhost.evil.example:{port}"})
+            assert refused.status_code == 421 and "--allow-host" in refused.json()["error"]["message"]
+            assert _post(url, auth).status_code == 200  # a client without Origin (SDKs, CLIs)
+            assert _post(url, auth | {"Host": f"localhost:{port}", "Origin": f"http://localhost:{port}"}).is_success
+        assert _post(open_url, {"Origin": "https://app.example"}).status_code == 200  # allowed by --allow-origin
+        assert _post(token_url, {"Origin": "https://app.example"}).status_code == 403  # not on this server
+
+
+def test_a_session_flood_closes_the_flooders_sessions_not_a_working_clients(
+    samples_index_dir: Path, cache_dir: Path, tmp_path: Path
+) -> None:
+    with serve_http(samples_index_dir, cache_dir, tmp_path, "--max-sessions", "20") as url:
+        out = asyncio.run(flood(url, count=300, concurrency=8, token=None, pid=None))
+    assert out["flood_statuses"] == {"200": 300}  # nobody is locked out: the flood's own idle sessions made room
+    assert out["working_client_served"] and out["new_client_served"]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +28,14 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def http_server(samples_index_dir: Path, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+@contextmanager
+def serve_http(index: Path, cache: Path, log_folder: Path, *options: str) -> Iterator[str]:
+    """filings-mcp over HTTP on a free loopback port, with the given options; yields the endpoint's URL."""
     port = _free_port()
-    log = (tmp_path_factory.mktemp("http") / "server.log").open("w+b")  # a pipe nobody reads could fill up
-    command = [sys.executable, "-m", "mcp_server", "--index", str(samples_index_dir), "--cache-dir", str(cache_dir)]
+    log = (log_folder / f"server-{port}.log").open("w+b")  # a pipe nobody reads could fill up
+    command = [sys.executable, "-m", "mcp_server", "--index", str(index), "--cache-dir", str(cache)]
     proc = subprocess.Popen(
-        [*command, "--transport", "http", "--port", str(port), "--token", TOKEN],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
+        [*command, "--transport", "http", "--port", str(port), *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -55,6 +54,12 @@ def http_server(samples_index_dir: Path, cache_dir: Path, tmp_path_factory: pyte
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def http_server(samples_index_dir: Path, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with serve_http(samples_index_dir, cache_dir, tmp_path_factory.mktemp("http"), "--token", TOKEN) as url:
+        yield url
 
 
 QUESTIONS = ["营业收入", "net revenues", "金刚线 产能", "comparable sales", "总资产"]

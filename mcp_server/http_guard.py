@@ -1,0 +1,269 @@
+"""What the HTTP transport checks before a request reaches the MCP endpoint (ASGI middleware, pure Starlette):
+
+- ``HostOriginGuard``: the ``Host`` header must name this server (loopback names, the bound address, or a name
+  given with ``--allow-host``), else 421; an ``Origin`` header, when a browser sends one, must be a loopback origin,
+  an allowed host, or one given with ``--allow-origin``, else 403. This stops DNS rebinding: a web page on
+  ``evil.example`` that resolves to 127.0.0.1 cannot read the user's index, token or not.
+- ``SessionLimiter``: at most ``max_sessions`` open sessions, and ``per_client`` per client address. A new session
+  over either cap closes an idle session of that client (or, for the global cap, of the client holding the most):
+  sessions that never went past the handshake first, then the least recently used. A flood of ``initialize`` calls
+  thus closes the flooder's own sessions, and a client that is working keeps its session.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from mcp_server.auth import is_loopback
+
+logger = logging.getLogger(__name__)
+
+SESSION_HEADER = b"mcp-session-id"
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
+MAX_SESSIONS = 256
+MAX_SESSIONS_PER_CLIENT = 64
+SESSION_IDLE_TIMEOUT_S = 600.0
+HANDSHAKE_POSTS = 2  # initialize, then notifications/initialized: a session with no more has done no work
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+def host_name(authority: str) -> str:
+    """The host of a ``Host`` header or URL authority, lower-cased, without port or IPv6 brackets."""
+    authority = authority.strip().lower()
+    if authority.startswith("["):
+        return authority[1 : authority.find("]")] if "]" in authority else authority
+    return authority.rsplit(":", 1)[0] if authority.count(":") == 1 else authority
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class HostPolicy:
+    """Which Host and Origin headers a server bound to ``bind`` answers."""
+
+    bind: str
+    allowed_hosts: frozenset[str] = frozenset()
+    allowed_origins: frozenset[str] = frozenset()
+
+    @classmethod
+    def create(cls, bind: str, hosts: Iterable[str] = (), origins: Iterable[str] = ()) -> HostPolicy:
+        return cls(
+            bind=host_name(bind),
+            allowed_hosts=frozenset(host_name(h) for h in hosts),
+            allowed_origins=frozenset(o.strip().rstrip("/").lower() for o in origins),
+        )
+
+    def host_allowed(self, host: str | None) -> bool:
+        if not host:
+            return False
+        name = host_name(host)
+        if name in LOOPBACK_NAMES or name == self.bind or name in self.allowed_hosts:
+            return True
+        # Bound to every interface: any address is this machine's; a name needs --allow-host (a rebinding attack
+        # always arrives under the attacker's name, never under an address).
+        return self.bind in WILDCARD_BINDS and _is_ip(name)
+
+    def origin_allowed(self, origin: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser (CLI clients, SDKs, the Inspector's proxy)
+        normalised = origin.strip().rstrip("/").lower()
+        if normalised in self.allowed_origins:
+            return True
+        parts = urlsplit(normalised)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        name = parts.hostname
+        return is_loopback(name) or name in LOOPBACK_NAMES or name in self.allowed_hosts
+
+
+class HostOriginGuard:
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        host = _header(scope, b"host")
+        if not self.policy.host_allowed(host):
+            logger.warning("refused a request for Host %r (not this server's)", (host or "")[:100])
+            await _refuse(
+                send,
+                421,
+                f"Host {(host or '(none)')[:100]!r} is not a name of this server; connect to 127.0.0.1 or localhost, "
+                "or start filings-mcp with --allow-host NAME",
+            )
+            return
+        origin = _header(scope, b"origin")
+        if not self.policy.origin_allowed(origin):
+            logger.warning("refused a request from Origin %r", (origin or "")[:100])
+            await _refuse(
+                send,
+                403,
+                f"Origin {(origin or '')[:100]!r} may not use this server; start filings-mcp with --allow-origin "
+                "ORIGIN to allow a web client",
+            )
+            return
+        await self.app(scope, receive, send)
+
+
+@dataclass
+class _Session:
+    client: str
+    template: dict[str, Any]  # the opening request's scope (path, auth), to close the session through the endpoint
+    headers: list[tuple[bytes, bytes]]
+    created: float = field(default_factory=time.monotonic)
+    last_used: float = field(default_factory=time.monotonic)
+    posts: int = 1
+    in_flight: int = 0
+
+
+class SessionLimiter:
+    """Caps open Streamable HTTP sessions, in total and per client address, by closing idle ones (see module)."""
+
+    def __init__(self, app: ASGIApp, max_sessions: int = MAX_SESSIONS, per_client: int = MAX_SESSIONS_PER_CLIENT):
+        self.app = app
+        self.max_sessions = max_sessions
+        self.per_client = per_client
+        self.sessions: dict[str, _Session] = {}
+        self.opening: dict[str, int] = {}  # sessions being opened now, per client (counted against the caps)
+        self.evicted = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        session_id = _header(scope, SESSION_HEADER)
+        if session_id is None and scope["method"] == "POST":
+            await self._open(scope, receive, send)
+            return
+        session = self.sessions.get(session_id or "")
+        if session is None:
+            await self.app(scope, receive, send)
+            return
+        counted = scope["method"] != "GET"  # a GET is the session's long-lived event stream, not work
+        if counted:
+            session.posts += 1
+            session.in_flight += 1
+            session.last_used = time.monotonic()
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            if counted:
+                session.in_flight -= 1
+            if status == 404 or scope["method"] == "DELETE":  # expired, or ended by its client
+                self.sessions.pop(session_id or "", None)
+
+    async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = (scope.get("client") or ("unknown", 0))[0]
+        if not await self._make_room(client):
+            await _refuse(send, 503, "every session of this server is busy; try again shortly")
+            return
+        self.opening[client] = self.opening.get(client, 0) + 1
+        created: str | None = None
+
+        async def watch(message: Message) -> None:
+            nonlocal created
+            if message["type"] == "http.response.start" and message["status"] < 400:
+                created = next(
+                    (bytes(v).decode("latin-1") for k, v in message.get("headers", ()) if k.lower() == SESSION_HEADER),
+                    None,
+                )
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        finally:
+            self.opening[client] -= 1
+            if not self.opening[client]:
+                del self.opening[client]
+        if created is not None:
+            keep = [(k, v) for k, v in scope.get("headers", ()) if k in (b"host", b"authorization")]
+            template = {k: v for k, v in scope.items() if k not in ("headers", "method", "state")}
+            self.sessions[created] = _Session(client=client, template=template, headers=keep)
+
+    async def _make_room(self, client: str) -> bool:
+        """Close sessions until ``client`` may open one; False if every candidate is busy."""
+        while True:
+            mine = [sid for sid, s in self.sessions.items() if s.client == client]
+            if len(mine) + self.opening.get(client, 0) >= self.per_client:
+                candidates = mine
+            elif len(self.sessions) + sum(self.opening.values()) >= self.max_sessions:
+                counts: dict[str, int] = {}
+                for s in self.sessions.values():
+                    counts[s.client] = counts.get(s.client, 0) + 1
+                busiest = max(counts, key=lambda c: counts[c])
+                candidates = [sid for sid, s in self.sessions.items() if s.client == busiest]
+            else:
+                return True
+            victim = self._victim(candidates)
+            if victim is None:
+                return False
+            await self._close(victim)
+
+    def _victim(self, candidates: list[str]) -> str | None:
+        idle = [sid for sid in candidates if self.sessions[sid].in_flight == 0]
+        if not idle:
+            return None
+        # handshake-only sessions first, then the least recently used
+        return min(idle, key=lambda sid: (self.sessions[sid].posts > HANDSHAKE_POSTS, self.sessions[sid].last_used))
+
+    async def _close(self, session_id: str) -> None:
+        """End a session the way its client would: a DELETE through the endpoint, with the opening request's
+        credentials (the session manager only lets its owner end it)."""
+        session = self.sessions.pop(session_id)
+        self.evicted += 1
+        scope = dict(session.template)
+        scope["method"] = "DELETE"
+        scope["headers"] = [*session.headers, (SESSION_HEADER, session_id.encode())]
+        scope["state"] = {}
+
+        async def receive() -> Message:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def discard(message: Message) -> None:
+            return None
+
+        try:
+            await self.app(scope, receive, discard)
+        except Exception:  # a session that ended meanwhile; it is forgotten either way
+            logger.debug("closing session %s failed", session_id, exc_info=True)
+        logger.info("closed idle session %s of %s to make room", session_id[:12], session.client)
