@@ -31,7 +31,7 @@ from mcp.client.stdio import stdio_client
 from stats import percentile
 from synthetic import build_synthetic
 
-from indexer.build import build_index, find_documents
+from indexer.build import build_index, folder_sources
 from indexer.parse import PdfParser
 from indexer.reader import load_index
 from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, search
@@ -176,7 +176,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
 
-    pdfs = [p for p in find_documents(args.corpus) if p.suffix.lower() == ".pdf"]
+    pdfs = [s.path for s in folder_sources(args.corpus).sources if s.path.suffix.lower() == ".pdf"]
     cache = default_cache_dir()
     results: dict[str, object] = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",

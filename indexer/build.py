@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import tempfile
 import threading
@@ -16,7 +17,7 @@ import numpy as np
 
 from indexer import metadata
 from indexer.chunk import chunk_document, lexical_text, mark_furniture
-from indexer.convert import HTML_SUFFIXES, html_to_pdf, is_html
+from indexer.convert import HTML_SUFFIXES, is_html
 from indexer.dense import DenseIndex
 from indexer.edgar import read_sidecar
 from indexer.embed import Embedder, make_embedder
@@ -77,19 +78,13 @@ class BuildReport:
     reused_vectors: int = 0
     reused_documents: int = 0  # unchanged files whose pages came from the previous index instead of a parse
     converted: int = 0  # HTML filings converted to PDF
+    links_out: list[str] = field(default_factory=list)  # links out of the folder, skipped (see folder_sources)
     failures: list[Failure] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     published: bool = False
 
 
 DOCUMENT_SUFFIXES = frozenset({".pdf"}) | HTML_SUFFIXES
-
-
-def find_documents(docs_dir: Path) -> list[Path]:
-    """PDF and HTML filings under ``docs_dir``, recursively."""
-    if not docs_dir.is_dir():
-        raise FilingsError(f"{docs_dir} is not a folder; pass the folder that holds your filings (PDF or HTML)")
-    return sorted(p for p in docs_dir.rglob("*") if p.is_file() and p.suffix.lower() in DOCUMENT_SUFFIXES)
 
 
 @dataclass(frozen=True)
@@ -100,9 +95,52 @@ class Source:
     path: Path
 
 
-def folder_sources(docs_dir: Path) -> list[Source]:
-    """Every PDF under ``docs_dir``, named by its path relative to it."""
-    return [Source(p.relative_to(docs_dir).as_posix(), p) for p in find_documents(docs_dir)]
+@dataclass
+class Found:
+    """The filings found under a folder, and the links there that lead out of it (not followed, not indexed)."""
+
+    sources: list[Source] = field(default_factory=list)
+    links_out: list[str] = field(default_factory=list)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def folder_sources(docs_dir: Path, follow_links: bool = False) -> Found:
+    """PDF and HTML filings under ``docs_dir``, recursively, named by their path relative to it.
+
+    A file or folder reached through a symbolic link that leads outside ``docs_dir`` is skipped and named (a link
+    in a downloaded corpus could otherwise put /etc/passwd into the index) unless ``follow_links``; links that stay
+    inside are not followed either (what they point at is found where it is)."""
+    if not docs_dir.is_dir():
+        raise FilingsError(f"{docs_dir} is not a folder; pass the folder that holds your filings (PDF or HTML)")
+    root = docs_dir.resolve()
+    found = Found()
+    seen: set[Path] = set()
+    for folder, folders, names in os.walk(docs_dir, followlinks=follow_links):
+        here = Path(folder)
+        real = here.resolve()
+        if real in seen:  # a link loop, with --follow-links
+            folders[:] = []
+            continue
+        seen.add(real)
+        for name in sorted(folders):
+            link = here / name
+            if not follow_links and link.is_symlink() and not _inside(link.resolve(), root):
+                found.links_out.append(link.relative_to(docs_dir).as_posix() + "/")
+        for name in sorted(names):
+            path = here / name
+            if path.suffix.lower() not in DOCUMENT_SUFFIXES or not path.is_file():
+                continue
+            relative = path.relative_to(docs_dir).as_posix()
+            if not follow_links and path.is_symlink() and not _inside(path.resolve(), root):
+                found.links_out.append(relative)
+                continue
+            found.sources.append(Source(relative, path))
+    found.sources.sort(key=lambda source: source.name)
+    found.links_out.sort()
+    return found
 
 
 def index_sources(index_dir: Path) -> list[Source]:
@@ -116,19 +154,22 @@ def index_sources(index_dir: Path) -> list[Source]:
     ]
 
 
-def sources_to_add(paths: list[Path]) -> list[Source]:
-    """Files and folders given to `add`: a file is named by its file name, a folder's PDFs by their path in it."""
-    sources: list[Source] = []
+def sources_to_add(paths: list[Path], follow_links: bool = False) -> Found:
+    """Files and folders given to `add`: a file is named by its file name, a folder's PDFs by their path in it
+    (links out of a folder are skipped and named; a file named on the command line is taken as given)."""
+    found = Found()
     for path in paths:
         if path.is_dir():
-            sources.extend(folder_sources(path))
+            inside = folder_sources(path, follow_links)
+            found.sources.extend(inside.sources)
+            found.links_out.extend(f"{path.name}/{link}" for link in inside.links_out)
         elif path.is_file():
             if path.suffix.lower() not in DOCUMENT_SUFFIXES:
                 raise FilingsError(f"{path} is not a PDF or HTML filing; pass .pdf, .htm or .html files")
-            sources.append(Source(path.name, path))
+            found.sources.append(Source(path.name, path))
         else:
             raise FilingsError(f"{path} does not exist; pass PDF files or folders that hold them")
-    return sources
+    return found
 
 
 def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[no-untyped-def]
@@ -223,8 +264,8 @@ def _pages_of(
     pdf = source.path
     if is_html(source.path):
         pdf = workdir / f"{sha[:12]}.pdf"
-        with _CONVERTING:  # one conversion at a time (WeasyPrint and Pango are not known to be thread-safe)
-            html_to_pdf(source.path, pdf)
+        with _CONVERTING:  # one conversion at a time (each may hold up to --max-parse-memory)
+            parser.convert_html(source.path, pdf)
     password = settings.passwords.get(source.name, settings.passwords.get(source.path.name))
     return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking)), pdf, None
 
@@ -316,23 +357,33 @@ def build_index(settings: BuildSettings) -> BuildReport:
     """Index every PDF of ``settings.docs_dir``; unchanged files are not parsed or embedded again."""
     if settings.docs_dir is None:
         raise FilingsError("build needs the folder of PDFs to index")
-    sources = folder_sources(settings.docs_dir)
-    if not sources:
-        raise FilingsError(f"no .pdf or .htm files under {settings.docs_dir}; put filings there or pass another folder")
-    return build_from(settings, sources)
+    found = folder_sources(settings.docs_dir, settings.follow_links)
+    if not found.sources:
+        raise FilingsError(
+            f"no .pdf or .htm files under {settings.docs_dir}{_links_note(found)}; put filings there or pass another "
+            "folder"
+        )
+    return build_from(settings, found.sources, found.links_out)
+
+
+def _links_note(found: Found) -> str:
+    if not found.links_out:
+        return ""
+    return f" (links leading out of it were skipped: {', '.join(found.links_out[:5])}; --follow-links indexes them)"
 
 
 def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
     """The index's documents plus the given files (a file with a name already indexed replaces it); without an
     index at ``settings.index_dir``, a new one of the given files."""
-    added = sources_to_add(paths)
+    found = sources_to_add(paths, settings.follow_links)
+    added = found.sources
     if not added:
-        raise FilingsError(f"no .pdf or .htm files in {', '.join(map(str, paths))}; nothing to add")
+        raise FilingsError(f"no .pdf or .htm files in {', '.join(map(str, paths))}{_links_note(found)}; nothing to add")
     names = {source.name for source in added}
     if not (settings.index_dir / MANIFEST).exists():
-        return build_from(settings, added)
+        return build_from(settings, added, found.links_out)
     kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
-    return build_from(_as_the_index_was_built(settings), kept + added)
+    return build_from(_as_the_index_was_built(settings), kept + added, found.links_out)
 
 
 def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
@@ -362,11 +413,12 @@ def _as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
     return replace(settings, embedder=embedder, ocr=settings.ocr or bool(manifest.parser.get("ocr", False)))
 
 
-def build_from(settings: BuildSettings, sources: list[Source]) -> BuildReport:
+def build_from(settings: BuildSettings, sources: list[Source], links_out: list[str] | None = None) -> BuildReport:
     """Build an index of ``sources`` and publish it atomically; the previous index stays intact if anything fails.
-    Pages of unchanged files and vectors of unchanged chunks are taken from the previous index."""
+    Pages of unchanged files and vectors of unchanged chunks are taken from the previous index. ``links_out`` are
+    the links that were skipped (reported)."""
     check_index_target(settings.index_dir)  # before any work: a folder that is not an index is refused
-    report = BuildReport(index_dir=settings.index_dir)
+    report = BuildReport(index_dir=settings.index_dir, links_out=list(links_out or []))
     started = time.perf_counter()
     embedder = make_embedder(settings.embedder)
     tokenizer = Tokenizer(settings.cache_dir / "jieba")

@@ -68,7 +68,14 @@ def _parser() -> argparse.ArgumentParser:
             default=[],
             help="password for encrypted PDFs: SECRET for all, or FILE.pdf=SECRET for one file (repeatable)",
         )
-        command.add_argument("--parse-timeout", type=float, default=PARSE_TIMEOUT_S, help="seconds one file may take")
+        command.add_argument(
+            "--follow-links",
+            action="store_true",
+            help="also index files reached through symbolic links that lead out of the folder (skipped by default)",
+        )
+        command.add_argument(
+            "--parse-timeout", type=float, default=PARSE_TIMEOUT_S, help="seconds one file may take (parse or convert)"
+        )
         command.add_argument("--max-pages", type=int, default=MAX_PAGES, help="pages one file may have")
         command.add_argument(
             "--max-parse-memory", type=float, default=MAX_PARSE_MEMORY_MB, help="MB of memory one file's parse may use"
@@ -129,6 +136,7 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         "reused_vectors": report.reused_vectors,
         "reused_documents": report.reused_documents,
         "failed": [f.model_dump() for f in report.failures],
+        "links_out_skipped": report.links_out,
         "seconds": {k: round(v, 2) for k, v in report.seconds.items()},
     }
     if as_json:
@@ -148,6 +156,10 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
     if report.converted:
         print(f"  HTML filings converted to PDF: {report.converted}")
     print("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
+    if report.links_out:
+        print(f"  {len(report.links_out)} link(s) leading out of the folder skipped (--follow-links indexes them):")
+        for link in report.links_out:
+            print(f"    {link}")
     if report.failures:
         print(f"  {len(report.failures)} file(s) failed:")
         for failure in report.failures:
@@ -174,6 +186,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         max_pages=getattr(args, "max_pages", MAX_PAGES),
         max_parse_memory_mb=getattr(args, "max_parse_memory", MAX_PARSE_MEMORY_MB),
         batch_size=max(1, args.batch_size),
+        follow_links=bool(getattr(args, "follow_links", False)),
         progress=not args.no_progress,
         cache_dir=cache_dir,
     )

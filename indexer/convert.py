@@ -3,16 +3,22 @@ get_page, locate_quote and render_page all refer to the converted PDF, which the
 
 The converter is WeasyPrint (chosen by measurement on the recorded EDGAR filings; see the README). It runs
 offline: only files beside the HTML may be loaded (images of the filing); anything on the network is refused.
+In a build it runs in a worker process (``python -m indexer.convert``) under the same per-file deadline and memory
+watchdog as a parse: a huge or hostile HTML file costs that file, not the build.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
+import sys
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
 from indexer.errors import DocumentError
+from indexer.memory_guard import MemoryGuard
 
 logger = logging.getLogger(__name__)
 
@@ -72,3 +78,50 @@ def html_to_pdf(html: Path, pdf: Path) -> int:
     except Exception as exc:  # WeasyPrint raises many kinds; each is a bad document, not a crash
         raise DocumentError(html.name, f"could not be converted from HTML to PDF ({exc})") from exc
     return len(document.pages)
+
+
+def convert_in_worker(html: Path, pdf: Path, timeout: float, guard: MemoryGuard) -> int:
+    """:func:`html_to_pdf` in a worker process, stopped at ``timeout`` seconds or by ``guard`` (memory)."""
+    command = [sys.executable, "-m", "indexer.convert", str(html), str(pdf)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as worker:
+        try:
+            out, _ = worker.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            worker.kill()
+            worker.communicate()
+            raise DocumentError(
+                html.name,
+                f"took longer than {timeout:g}s to convert from HTML and was stopped; split it or raise "
+                "--parse-timeout",
+            ) from exc
+    if worker.pid in guard.killed:
+        raise DocumentError(
+            html.name,
+            f"needed more than {guard.limit_mb:g} MB of memory to convert from HTML and was stopped; split it or "
+            "raise --max-parse-memory",
+        )
+    try:
+        answer = json.loads(out.strip().splitlines()[-1])
+    except (IndexError, ValueError) as exc:
+        raise DocumentError(
+            html.name, f"could not be converted from HTML (the converter exited with {worker.returncode})"
+        ) from exc
+    if "reason" in answer:
+        raise DocumentError(html.name, str(answer["reason"]))
+    return int(answer["pages"])
+
+
+def _worker(argv: list[str]) -> int:
+    """The conversion worker: converts one file and answers one line of JSON (pages, or the reason it failed)."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    html, pdf = Path(argv[0]), Path(argv[1])
+    try:
+        answer: dict[str, object] = {"pages": html_to_pdf(html, pdf)}
+    except DocumentError as exc:
+        answer = {"reason": exc.reason}
+    print(json.dumps(answer), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_worker(sys.argv[1:]))

@@ -1,5 +1,6 @@
-"""A memory bound per parse: a watchdog thread that kills a LiteParse worker process whose resident memory passes
-the limit (the parse of that file fails with a reason; the pool starts a fresh worker for the next file).
+"""A memory bound per parse: a watchdog thread that kills a LiteParse worker process (or an HTML conversion worker)
+whose resident memory passes the limit (the parse of that file fails with a reason; the pool starts a fresh worker
+for the next file).
 
 Linux only (it reads /proc); elsewhere the guard does nothing and says so in the log.
 """
@@ -14,7 +15,8 @@ from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
-WORKER_MARK = b"liteparse._pool"  # in the command line of a LiteParse worker process
+# In the command line of a process the guard watches: a LiteParse worker, an HTML conversion worker.
+WORKER_MARKS = (b"liteparse._pool", b"indexer.convert")
 POLL_S = 0.05
 
 
@@ -39,9 +41,10 @@ def _children(pid: int) -> list[int]:
 
 def _is_worker(pid: int) -> bool:
     try:
-        return WORKER_MARK in Path(f"/proc/{pid}/cmdline").read_bytes()
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
+    return any(mark in command for mark in WORKER_MARKS)
 
 
 def resident_mb(pid: int) -> float | None:
@@ -62,6 +65,7 @@ class MemoryGuard:
     def __init__(self, limit_mb: float | None) -> None:
         self.limit_mb = limit_mb
         self.kills = 0
+        self.killed: set[int] = set()  # pids of the workers it stopped
         self.peak_mb = 0.0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -91,7 +95,9 @@ class MemoryGuard:
                 if self.limit_mb is not None and used > self.limit_mb:
                     logger.warning("parse worker %d held %.0f MB, over the limit of %.0f MB", pid, used, self.limit_mb)
                     self.kills += 1  # counted first: the parse that fails must see it
+                    self.killed.add(pid)
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except OSError:
                         self.kills -= 1
+                        self.killed.discard(pid)

@@ -6,6 +6,7 @@ import logging
 import os
 from pathlib import Path
 
+from indexer.convert import convert_in_worker, html_to_pdf
 from indexer.errors import DocumentError, FilingsError
 from indexer.lines import RawItem, group_lines
 from indexer.memory_guard import MemoryGuard
@@ -182,6 +183,13 @@ class PdfParser:
                 f"{self._max_pages:,}; split it or raise --max-pages",
             )
         return list(result.pages)
+
+    def convert_html(self, html: Path, pdf: Path) -> int:
+        """Convert an HTML filing to ``pdf`` (its page count), under the parse deadline and memory limit when the
+        parser has them (in a worker process), else in this process."""
+        if self._timeout:
+            return convert_in_worker(html, pdf, self._timeout, self.memory)
+        return html_to_pdf(html, pdf)
 
     def parse(self, path: Path, password: str | None = None) -> list[Page]:
         """Return every page of ``path``, numbered from 1; raise :class:`DocumentError` with a reason.

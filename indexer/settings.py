@@ -34,6 +34,7 @@ class BuildSettings:
     max_pages: int = MAX_PAGES
     max_parse_memory_mb: float = MAX_PARSE_MEMORY_MB  # resident memory one parse may hold
     batch_size: int = 32
+    follow_links: bool = False  # index files reached through links that leave the folder being indexed
     progress: bool = True
     cache_dir: Path = field(default_factory=default_cache_dir)
     chunking: ChunkSettings = field(default_factory=ChunkSettings)

@@ -92,6 +92,8 @@ def source_file(folder: Path, meta: DocumentMeta) -> Path:
 
 
 def _keep(source: Path, target: Path) -> None:
+    if target.exists():  # named by content hash: two documents with the same bytes share one copy
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     source = source.resolve()
     try:

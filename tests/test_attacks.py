@@ -279,3 +279,55 @@ def test_a_session_flood_closes_the_flooders_sessions_not_a_working_clients(
         out = asyncio.run(flood(url, count=300, concurrency=8, token=None, pid=None))
     assert out["flood_statuses"] == {"200": 300}  # nobody is locked out: the flood's own idle sessions made room
     assert out["working_client_served"] and out["new_client_served"]
+
+
+# --- 5. HTML conversion under the parse deadline and memory limit; 7. links out of the corpus ------------------------
+
+
+def _big_html_table(folder: Path, rows: int = 6000) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    body = "".join(
+        f"<tr><td>Line item {i} revenue</td><td>{i * 1234:,}</td><td>{i * 987:,}</td></tr>" for i in range(rows)
+    )
+    (folder / "big.htm").write_text(f"<html><body><h1>Statement</h1><table>{body}</table></body></html>")
+    return folder
+
+
+def test_html_conversion_stops_at_the_parse_deadline_and_memory_limit(tmp_path: Path, cache_dir: Path) -> None:
+    docs = _big_html_table(docs_folder(tmp_path / "docs", BROKER))
+    for limit, reason in (
+        (("--parse-timeout", "2"), "took longer than 2s to convert from HTML"),
+        (("--max-parse-memory", "150"), "needed more than 150 MB of memory to convert from HTML"),
+    ):
+        index = tmp_path / f"index{limit[0]}"
+        started = time.monotonic()
+        run = _cli("build", str(docs), "--index", str(index), "--embedder", "none", "--no-progress", *limit,
+                   "--json", cache=cache_dir)  # fmt: skip
+        assert run.returncode == 1, run.stderr  # one file failed, the other was indexed
+        summary = json.loads(run.stdout)
+        assert summary["documents"] == 1 and summary["failed"][0]["document"] == "big.htm"
+        assert reason in summary["failed"][0]["reason"]
+        assert time.monotonic() - started < 60
+
+
+def test_links_that_leave_the_folder_are_skipped_and_named(tmp_path: Path, cache_dir: Path) -> None:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (secret / "private.pdf").write_bytes(BROKER.read_bytes())
+    (docs / "passwd.htm").symlink_to(secret / "passwd")
+    (docs / "elsewhere").symlink_to(secret, target_is_directory=True)
+    (docs / "same-note.pdf").symlink_to(BROKER.name)  # a link that stays inside: indexed
+    index = tmp_path / "index"
+    run = _cli("build", str(docs), "--index", str(index), "--embedder", "none", "--no-progress", "--json",
+               cache=cache_dir)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["links_out_skipped"] == ["elsewhere/", "passwd.htm"]
+    assert sorted(d.document for d in read_manifest(index).documents) == [BROKER.name, "same-note.pdf"]
+    assert not (index / "sources").exists()  # nothing of /etc/passwd's kind kept in the index
+    run = _cli("build", str(docs), "--index", str(index), "--embedder", "none", "--no-progress", "--json",
+               "--follow-links", cache=cache_dir)  # fmt: skip
+    documents = {d.document for d in read_manifest(index).documents}
+    assert {"elsewhere/private.pdf", BROKER.name, "same-note.pdf"} <= documents  # when asked for explicitly
