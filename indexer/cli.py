@@ -211,7 +211,8 @@ def _cmd_fetch(args: argparse.Namespace, cache_dir: Path) -> int:
     client = EdgarClient(settings)
     since = parse_since(args.since)
     cik, company = resolve_cik(client, args.ticker)
-    filings = list_filings(client, cik, args.ticker.upper(), args.forms or ["10-K"], since)
+    rejected: list[tuple[str, str]] = []
+    filings = list_filings(client, cik, args.ticker.upper(), args.forms or ["10-K"], since, rejected)
     if args.limit is not None:
         filings = filings[: max(0, args.limit)]
     fetched = download(client, filings, args.dest)
@@ -222,10 +223,11 @@ def _cmd_fetch(args: argparse.Namespace, cache_dir: Path) -> int:
         "downloaded": [str(p) for p in fetched.downloaded],
         "already_there": [str(p) for p in fetched.skipped],
         "failed": [{"url": url, "reason": reason} for url, reason in fetched.failed],
+        "rejected": [{"accession": accession, "reason": reason} for accession, reason in rejected],
         "requests": client.requests,
     }
     print(json.dumps(summary, ensure_ascii=False, indent=2) if args.json else _fetch_text(summary))
-    status = EXIT_SOME_FAILED if fetched.failed else EXIT_OK
+    status = EXIT_SOME_FAILED if fetched.failed or rejected else EXIT_OK
     if args.index_dir is not None and (fetched.downloaded or fetched.skipped):
         args.command, args.paths = "add", fetched.downloaded + fetched.skipped
         status = max(status, _cmd_build(args, cache_dir))
@@ -237,6 +239,7 @@ def _fetch_text(summary: dict[str, object]) -> str:
     lines += [f"  downloaded {p}" for p in summary["downloaded"]]  # type: ignore[attr-defined]
     lines += [f"  already there {p}" for p in summary["already_there"]]  # type: ignore[attr-defined]
     lines += [f"  FAILED {f['url']}: {f['reason']}" for f in summary["failed"]]  # type: ignore[attr-defined]
+    lines += [f"  SKIPPED {r['accession']}: {r['reason']}" for r in summary["rejected"]]  # type: ignore[attr-defined]
     lines.append(f"  {summary['requests']} request(s) to EDGAR")
     return "\n".join(lines)
 
@@ -308,8 +311,8 @@ def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
-    cache_dir = args.cache_dir or default_cache_dir()
     try:
+        cache_dir = args.cache_dir or default_cache_dir()
         if args.command in ("build", "add", "remove"):
             return _cmd_build(args, cache_dir)
         if args.command == "verify":

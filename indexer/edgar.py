@@ -17,13 +17,15 @@ import os
 import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import BaseModel
+from pydantic import AfterValidator, BaseModel, Field, ValidationError
 
 from indexer.errors import FilingsError, shown
 
@@ -147,21 +149,42 @@ def _retry_after(header: str | None, default: float, cap: float) -> float:
     return min(default, cap)
 
 
-class Filing(BaseModel):
-    """One filing as EDGAR's submissions API describes it."""
+def _iso_date(value: str) -> str:
+    date.fromisoformat(value)  # raises ValueError on anything else
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise ValueError(f"not a date (YYYY-MM-DD): {shown(value)}")
+    return value
 
-    company: str
-    cik: str  # 10 digits
-    ticker: str | None
-    form: str
-    accession: str  # 0000320193-25-000057
-    filing_date: str
-    report_date: str | None
-    primary_document: str
+
+def _plain_file_name(value: str) -> str:
+    """A document name EDGAR may give: one file name, no folders, no control characters."""
+    if (
+        not value
+        or len(value) > 200
+        or value in (".", "..")
+        or any(c in value for c in "/\\")
+        or any(ord(c) < 32 or ord(c) == 127 for c in value)
+    ):
+        raise ValueError(f"not a plain file name: {shown(value)}")
+    return value
+
+
+class Filing(BaseModel):
+    """One filing as EDGAR's submissions API describes it (every field checked: it names files and URLs)."""
+
+    company: Annotated[str, Field(max_length=300)]
+    cik: Annotated[str, Field(pattern=r"^\d{10}$")]
+    ticker: Annotated[str | None, Field(pattern=r"^[A-Za-z0-9.\-]{1,12}$")]
+    form: Annotated[str, Field(pattern=r"^[A-Za-z0-9/\- ]{1,20}$")]
+    accession: Annotated[str, Field(pattern=r"^\d{10}-\d{2}-\d{6}$")]  # 0000320193-25-000057
+    filing_date: Annotated[str, AfterValidator(_iso_date)]
+    report_date: Annotated[str, AfterValidator(_iso_date)] | None
+    primary_document: Annotated[str, AfterValidator(_plain_file_name)]
 
     @property
     def url_path(self) -> str:
-        return f"/Archives/edgar/data/{int(self.cik)}/{self.accession.replace('-', '')}/{self.primary_document}"
+        document = urllib.parse.quote(self.primary_document)
+        return f"/Archives/edgar/data/{int(self.cik)}/{self.accession.replace('-', '')}/{document}"
 
     @property
     def file_name(self) -> str:
@@ -202,11 +225,18 @@ def _rows(block: dict) -> Iterator[dict]:  # type: ignore[type-arg]
 
 
 def list_filings(
-    client: EdgarClient, cik: str, ticker: str | None, forms: list[str], since: date | None
+    client: EdgarClient,
+    cik: str,
+    ticker: str | None,
+    forms: list[str],
+    since: date | None,
+    rejected: list[tuple[str, str]] | None = None,
 ) -> list[Filing]:
     """The company's filings of the given forms filed on or after ``since``, newest first. Older filings sit in
     extra pages of the submissions API, read only when ``since`` reaches back to them; a page EDGAR does not
-    have is skipped with a warning."""
+    have is skipped with a warning. A row that does not describe a filing we can fetch safely (a document name
+    with folders or control characters, a malformed accession) is skipped and added to ``rejected`` with the
+    reason; an unreadable report date is dropped (the filing date stands in)."""
     data = client.get_json(f"{client.settings.data_url}/submissions/CIK{cik}.json")
     blocks = [data.get("filings", {}).get("recent", {})]
     for extra in data.get("filings", {}).get("files", []):
@@ -225,17 +255,33 @@ def list_filings(
                 continue
             if since is not None and filed < since.isoformat():
                 continue
-            found[str(row["accessionNumber"])] = Filing(
-                company=str(data.get("name") or ""),
-                cik=cik,
-                ticker=ticker,
-                form=form,
-                accession=str(row["accessionNumber"]),
-                filing_date=filed,
-                report_date=str(row.get("reportDate") or "") or None,
-                primary_document=str(row["primaryDocument"]),
-            )
+            try:
+                filing = Filing(
+                    company=str(data.get("name") or ""),
+                    cik=cik,
+                    ticker=ticker,
+                    form=form,
+                    accession=str(row["accessionNumber"]),
+                    filing_date=filed,
+                    report_date=_report_date(row.get("reportDate")),
+                    primary_document=str(row["primaryDocument"]),
+                )
+            except ValidationError as exc:
+                reason = "; ".join(str(error["msg"]) for error in exc.errors())
+                logger.warning("skipped filing %s: %s", shown(str(row.get("accessionNumber"))), reason)
+                if rejected is not None:
+                    rejected.append((str(row.get("accessionNumber"))[:40], reason))
+                continue
+            found[filing.accession] = filing
     return sorted(found.values(), key=lambda f: f.filing_date, reverse=True)
+
+
+def _report_date(value: object) -> str | None:
+    text = str(value or "")
+    try:
+        return _iso_date(text) if text else None
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -258,14 +304,14 @@ def download(client: EdgarClient, filings: list[Filing], dest: Path) -> FetchRep
         url = client.settings.www_url + filing.url_path
         try:
             body = client.get(url)
-        except EdgarError as exc:
+            partial = target.with_name(f".{target.name}.part-{os.getpid()}")
+            partial.write_bytes(body)
+            os.replace(partial, target)
+            sidecar.write_text(filing.model_dump_json(indent=2) + "\n", encoding="utf-8")
+        except (EdgarError, OSError, ValueError) as exc:  # one filing fails; the others are still fetched
             report.failed.append((url, str(exc)))
-            logger.warning("%s", exc)
+            logger.warning("%s: %s", url, exc)
             continue
-        partial = target.with_name(f".{target.name}.part-{os.getpid()}")
-        partial.write_bytes(body)
-        os.replace(partial, target)
-        sidecar.write_text(filing.model_dump_json(indent=2) + "\n", encoding="utf-8")
         report.downloaded.append(target)
     return report
 
@@ -277,6 +323,6 @@ def read_sidecar(document: Path) -> Filing | None:
         return None
     try:
         return Filing.model_validate_json(sidecar.read_text(encoding="utf-8"))
-    except ValueError:
-        logger.warning("ignoring unreadable %s", sidecar)
+    except (OSError, ValueError) as exc:  # a damaged or tampered sidecar: the document is indexed without it
+        logger.warning("ignoring %s: %s", sidecar, exc)
         return None

@@ -6,7 +6,32 @@ pages are numbered from 1 everywhere.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pathlib import PurePosixPath
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+MAX_NAME_CHARS = 1000
+
+
+def relative_name(value: str) -> str:
+    """A name that stays inside the folder it is relative to: no absolute path, no '..'. Used for document names and
+    the file names a manifest lists (a tampered manifest must not reach outside the index)."""
+    path = PurePosixPath(value)
+    if (
+        not value
+        or len(value) > MAX_NAME_CHARS
+        or "\\" in value
+        or path.is_absolute()
+        or ".." in path.parts
+        or "\x00" in value
+    ):
+        raise ValueError("not a relative name inside the folder")
+    return value
+
+
+RelativeName = Annotated[str, AfterValidator(relative_name)]
 
 
 class Box(BaseModel):
@@ -114,14 +139,16 @@ class Page(BaseModel):
 class DocumentMeta(BaseModel):
     """What the indexer could tell about one file; unknown stays None."""
 
-    document: str = Field(description="file name, unique within the index")
-    sha256: str
-    pages: int
-    pages_without_text: list[int] = Field(default_factory=list)
-    pages_unreadable: list[int] = Field(
+    document: RelativeName = Field(description="file name, unique within the index")
+    sha256: str = Field(pattern=SHA256_PATTERN)
+    pages: int = Field(ge=1)
+    pages_without_text: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list)
+    pages_unreadable: list[Annotated[int, Field(ge=1)]] = Field(
         default_factory=list, description="pages whose text layer is not their text (e.g. an old OCR under a scan)"
     )
-    pages_ocr: list[int] = Field(default_factory=list, description="pages whose text was read by OCR")
+    pages_ocr: list[Annotated[int, Field(ge=1)]] = Field(
+        default_factory=list, description="pages whose text was read by OCR"
+    )
     title: str | None = None
     company: str | None = None
     form: str | None = Field(default=None, description="10-K, 10-Q, 8-K, earnings release, 年报, 研报, …")

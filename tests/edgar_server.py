@@ -20,6 +20,7 @@ class Faults:
     """Per-path answers given before the real file: e.g. {path: [(429, {"Retry-After": "1"})]}."""
 
     before: dict[str, list[tuple[int, dict[str, str]]]] = field(default_factory=dict)
+    bodies: dict[str, bytes] = field(default_factory=dict)  # answers that replace the recorded file of a path
     requests: list[tuple[str, str]] = field(default_factory=list)  # (path, User-Agent)
 
 
@@ -38,7 +39,10 @@ def _handler(faults: Faults) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 return
             file = (RECORDED / path.lstrip("/")).resolve()
-            if RECORDED.resolve() not in file.parents or not file.is_file():
+            if path in faults.bodies:
+                body = faults.bodies[path]
+                self.send_response(200)
+            elif RECORDED.resolve() not in file.parents or not file.is_file():
                 body = NOT_FOUND.read_bytes()
                 self.send_response(404)
                 self.send_header("Content-Type", "application/xml")
