@@ -28,14 +28,8 @@ def _pdf(objects: list[bytes]) -> bytes:
     return bytes(out)
 
 
-def many_text_items(count: int) -> bytes:
-    """One page with ``count`` separately positioned text items (a grid of tiny numbers)."""
-    ops = [b"BT /F1 2 Tf"]
-    for i in range(count):
-        x, y = 10 + (i % 290) * 2, 10 + (i // 290) * 2.2
-        ops.append(b"1 0 0 1 %.1f %.1f Tm (%d) Tj" % (x, 800 - (y % 790), i % 10))
-    ops.append(b"ET")
-    stream = b"\n".join(ops)
+def _one_page(stream: bytes) -> bytes:
+    """A one-page PDF (612 × 842 pt) drawing ``stream`` with Helvetica as /F1."""
     return _pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
@@ -46,6 +40,16 @@ def many_text_items(count: int) -> bytes:
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         ]
     )
+
+
+def many_text_items(count: int) -> bytes:
+    """One page with ``count`` separately positioned text items (a grid of tiny numbers)."""
+    ops = [b"BT /F1 2 Tf"]
+    for i in range(count):
+        x, y = 10 + (i % 290) * 2, 10 + (i // 290) * 2.2
+        ops.append(b"1 0 0 1 %.1f %.1f Tm (%d) Tj" % (x, 800 - (y % 790), i % 10))
+    ops.append(b"ET")
+    return _one_page(b"\n".join(ops))
 
 
 def page_tree_bomb() -> bytes:
@@ -106,14 +110,4 @@ def text_page(lines: list[str]) -> bytes:
     ops = [b"BT /F1 8 Tf 10 TL 20 820 Td"]
     ops += [b"(%s) '" % line.encode("ascii") for line in lines]
     ops.append(b"ET")
-    stream = b"\n".join(ops)
-    return _pdf(
-        [
-            b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R "
-            b"/Resources << /Font << /F1 5 0 R >> >> >>",
-            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        ]
-    )
+    return _one_page(b"\n".join(ops))

@@ -30,18 +30,9 @@ from mcp_server.settings import ServerSettings
 from tests.conftest import BROKER, ROOT, SIFANG, docs_folder
 from tests.edgar_server import Faults, edgar_server
 from tests.hostile_docs import text_page
+from tests.test_cli import _cli
 from tests.test_http_transport import serve_http
 from tests.test_server_e2e import _rpc
-
-
-def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "indexer", "--cache-dir", str(cache), *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=600,
-    )
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

@@ -18,6 +18,7 @@ def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         cwd=ROOT,
+        timeout=600,
     )
 
 
