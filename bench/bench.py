@@ -28,6 +28,7 @@ from pathlib import Path
 from http_load import run_load_test
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from session_flood import run_flood_test
 from stats import percentile
 from synthetic import build_synthetic
 
@@ -223,6 +224,7 @@ def main() -> int:
         results["http"] = {"index_chunks": sizes[len(sizes) // 2] if sizes else None} | run_load_test(
             loaded, args.http_clients, args.http_requests, seconds=180
         )
+        results["session_flood"] = run_flood_test(index, count=10_000)
 
     print(json.dumps(results, indent=2, ensure_ascii=False))
     if args.json:

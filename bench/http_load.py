@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -122,12 +124,13 @@ async def load_test(url: str, clients: int, requests: int, seconds: float) -> di
     return out
 
 
-def run_load_test(index: Path, clients: int, requests: int, seconds: float) -> dict[str, Any]:
-    """Start the HTTP server on ``index`` in its own process, load it from this one, stop it."""
+@contextmanager
+def serving(index: Path, *options: str) -> Iterator[tuple[str, int]]:
+    """`filings-mcp --transport http` on ``index`` in its own process, on a free loopback port: (URL, pid)."""
     port = _free_port()
     command = [sys.executable, "-m", "mcp_server", "--index", str(index), "--transport", "http", "--port", str(port)]
     with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        server = subprocess.Popen([*command, *options], stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.monotonic() + 120
             while True:
@@ -140,10 +143,16 @@ def run_load_test(index: Path, clients: int, requests: int, seconds: float) -> d
                         failure = log.read().decode(errors="replace")
                         raise RuntimeError(f"the HTTP server did not start: {failure}") from exc
                     time.sleep(0.2)
-            return asyncio.run(load_test(f"http://127.0.0.1:{port}/mcp", clients, requests, seconds))
+            yield f"http://127.0.0.1:{port}/mcp", server.pid
         finally:
             server.terminate()
             server.wait(timeout=30)
+
+
+def run_load_test(index: Path, clients: int, requests: int, seconds: float) -> dict[str, Any]:
+    """Start the HTTP server on ``index`` in its own process, load it from this one, stop it."""
+    with serving(index) as (url, _):
+        return asyncio.run(load_test(url, clients, requests, seconds))
 
 
 def main() -> int:

@@ -157,6 +157,29 @@ def _http(bench: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _flood(bench: dict[str, Any]) -> list[str]:
+    flood = bench.get("session_flood", {})
+    if not flood:
+        return []
+    before, after = flood.get("rss_before_mb"), flood.get("rss_after_mb")
+    return [
+        "",
+        "## HTTP transport under a session flood",
+        "",
+        "`bench/session_flood.py`: one client opens a session and works; a flooder sends "
+        f"{_fmt(flood.get('flood_calls'))} `initialize` calls in {flood.get('flood_seconds')} s and never closes a "
+        "session (default limits: 256 sessions, 64 per client address).",
+        "",
+        "| flood answers by HTTP status | working client served after | new client served | server RSS |",
+        "|---|---|---|---|",
+        f"| {', '.join(f'{k}: {_fmt(v)}' for k, v in flood.get('flood_statuses', {}).items())} | "
+        f"{flood.get('working_client_served')} | {flood.get('new_client_served')} | "
+        f"{before:.0f} → {after:.0f} MB |"
+        if before is not None and after is not None
+        else "",
+    ]
+
+
 def _dense(dense: dict[str, Any]) -> list[str]:
     if not dense:
         return []
@@ -211,6 +234,7 @@ def main() -> int:
         *_targets(bench, dense),
         *_scale(bench),
         *_http(bench),
+        *_flood(bench),
         *_corpus(bench),
         *_dense(dense),
         *_profile(out),

@@ -268,10 +268,21 @@ def test_foreign_host_and_origin_are_refused_with_or_without_a_token(
 def test_a_session_flood_closes_the_flooders_sessions_not_a_working_clients(
     samples_index_dir: Path, cache_dir: Path, tmp_path: Path
 ) -> None:
-    with serve_http(samples_index_dir, cache_dir, tmp_path, "--max-sessions", "20") as url:
-        out = asyncio.run(flood(url, count=300, concurrency=8, token=None, pid=None))
+    with serve_http(samples_index_dir, cache_dir, tmp_path, "--max-sessions", "20", "--token", "t0ken") as url:
+        out = asyncio.run(flood(url, count=300, concurrency=8, token="t0ken", pid=None))
+        auth = {"Authorization": "Bearer t0ken"}
+        opened = [_post(url, auth).headers["mcp-session-id"] for _ in range(25)]
+        used = [_list_tools(url, auth, session) for session in (opened[0], opened[-1])]
     assert out["flood_statuses"] == {"200": 300}  # nobody is locked out: the flood's own idle sessions made room
     assert out["working_client_served"] and out["new_client_served"]
+    assert used == [404, 200]  # the oldest idle session was really closed (the server forgot it), the newest serves
+
+
+def _list_tools(url: str, headers: dict[str, str], session: str) -> int:
+    headers = HTTP_HEADERS | headers | {"mcp-session-id": session, "mcp-protocol-version": INIT["protocolVersion"]}
+    httpx2.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers, timeout=30)
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    return httpx2.post(url, json=body, headers=headers, timeout=30).status_code
 
 
 # --- 5. HTML conversion under the parse deadline and memory limit; 7. links out of the corpus ------------------------
