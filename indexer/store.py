@@ -369,7 +369,13 @@ def check_index_target(target: Path) -> None:
         raise IndexTargetError(f"{target} is a file, not an index folder; {advice}")
     if _legacy_index(target) or not any(target.iterdir()):
         return
-    what = "has a manifest.json that is not one of ours" if (target / MANIFEST).exists() else f"has no {MANIFEST}"
+    if (target / MANIFEST).exists():
+        what = (
+            f"has a {MANIFEST}, but files it does not list, or it is from a version that did not list its files, "
+            "so its files cannot be told from others"
+        )
+    else:
+        what = f"has no {MANIFEST}"
     raise IndexTargetError(f"{target} is a folder that is not a filings index (it {what}); {advice}")
 
 

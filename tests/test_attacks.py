@@ -8,6 +8,7 @@ import asyncio
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,7 +23,7 @@ from fastmcp import Client
 from bench.session_flood import run as flood
 from indexer.build import build_index
 from indexer.settings import BuildSettings
-from indexer.store import RETIRED_GRACE_S, read_manifest
+from indexer.store import OWNER_MARK, RETIRED_GRACE_S, read_manifest
 from indexer.store import sha256_file as store_sha256
 from mcp_server.loader import IndexLoader
 from mcp_server.server import build_server
@@ -476,3 +477,23 @@ def test_without_a_home_the_cache_is_a_private_folder_or_refused(tmp_path: Path,
     server = subprocess.run([sys.executable, "-m", "mcp_server", "--index", str(index)], capture_output=True,
                             text=True, cwd=ROOT, env=env, timeout=60)  # fmt: skip
     assert server.returncode == 2 and "not private" in server.stderr
+
+
+def test_a_plain_index_folder_of_ours_is_upgraded_but_not_one_with_a_users_file(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    index = tmp_path / "idx"
+    build = ("build", str(docs), "--index", str(index), "--embedder", "none", "--no-progress")
+    assert _cli(*build, cache=cache_dir).returncode == 0
+    version = index.resolve()
+    index.unlink()
+    shutil.copytree(version, index)  # an index folder as versions before versioned publishing wrote it
+    (index / OWNER_MARK).unlink()
+    shutil.rmtree(version)
+    (index / "my-notes.txt").write_text("mine")  # … with a file of the user's in it: refused, untouched
+    run = _cli(*build, cache=cache_dir)
+    assert run.returncode == 2 and "cannot be told from others" in run.stderr and (index / "my-notes.txt").exists()
+    (index / "my-notes.txt").unlink()  # only the index's own files: upgraded, the old folder kept as a version
+    assert _cli(*build, cache=cache_dir).returncode == 0
+    assert index.is_symlink() and [p.name.startswith(".idx.v-0-") for p in tmp_path.glob(".idx.v-0-*")] == [True]
