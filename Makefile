@@ -7,7 +7,7 @@ ST     := $(VENV)/.st-installed
 INDEX  := data/index
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
-.PHONY: install install-st demo index test check fmt bench clean
+.PHONY: install install-st demo index test test-st check fmt bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,13 @@ index: $(CORE)
 demo: index
 	$(BIN)/python scripts/demo.py --index $(INDEX)
 
-test: $(ST)
+# The whole suite without the optional sentence-transformers backend (its test is skipped here) …
+test: $(CORE)
 	$(BIN)/python -m pytest -q
+
+# … which test-st installs (torch, CPU build) and tests on its own; CI runs both.
+test-st: $(ST)
+	FILINGS_REQUIRE_ST=1 $(BIN)/python -m pytest -q tests/test_st_embedder.py
 
 check: $(CORE)
 	$(BIN)/ruff check indexer mcp_server tests bench scripts

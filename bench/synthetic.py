@@ -28,22 +28,22 @@ from dense_recall import noisy
 
 from indexer.build import write_bm25
 from indexer.dense import DenseIndex
+from indexer.layout import STORED_BY_DOCUMENT
 from indexer.lexical import Bm25Settings
 from indexer.models import Chunk, DocumentMeta
+from indexer.publish import publish, staging_folder
 from indexer.settings import default_cache_dir
 from indexer.store import (
     EmbedderInfo,
-    publish,
     read_chunks,
     read_manifest,
-    staging_folder,
     write_chunks,
     write_manifest,
 )
 from indexer.tokenize import Tokenizer
 
 VECTOR_NOISE = 0.3  # as bench/dense_recall.py: copies stay near their source, distinct from it and each other
-SHARED = ("pages", "pdfs", "sources")
+SHARED = STORED_BY_DOCUMENT  # the documents' pages, PDFs and sources: linked, not copied
 _DIGITS = re.compile(r"\d")
 
 

@@ -22,24 +22,21 @@ from indexer.dense import DenseIndex
 from indexer.edgar import read_sidecar
 from indexer.embed import Embedder, make_embedder
 from indexer.errors import DocumentError, FilingsError
-from indexer.lexical import TABLE_ROWS_BM25, Bm25Index, Bm25Settings
+from indexer.layout import Layout
+from indexer.lexical import Bm25Index, Bm25Settings
 from indexer.models import Chunk, DocumentMeta, Page
 from indexer.parse import PARSE_WORKERS, PdfParser
+from indexer.publish import check_index_target, discard, publish, staging_folder
 from indexer.settings import BuildSettings
 from indexer.store import (
-    MANIFEST,
     EmbedderInfo,
     Failure,
     Manifest,
-    check_index_target,
-    discard,
     pdf_file,
-    publish,
     read_manifest,
     read_pages,
     sha256_file,
     source_file,
-    staging_folder,
     write_chunks,
     write_manifest,
     write_pages,
@@ -185,14 +182,14 @@ def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray
     re-embedding: only the embedder id, the chunks' content hashes and the vectors are used.
     """
     try:
-        manifest = json.loads((index_dir / "manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads(Layout(index_dir).manifest.read_text(encoding="utf-8"))
         if (manifest.get("embedder") or {}).get("id") != embedder_id:
             return {}
-        with (index_dir / "chunks.jsonl").open(encoding="utf-8") as handle:
+        with Layout(index_dir).chunks.open(encoding="utf-8") as handle:
             hashes = [json.loads(line)["content_hash"] for line in handle if line.strip()]
         dense = DenseIndex.load(index_dir)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
-        if (index_dir / "manifest.json").exists():
+        if Layout(index_dir).manifest.exists():
             logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
     vectors = dense.vectors()
@@ -380,7 +377,7 @@ def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
     if not added:
         raise FilingsError(f"no .pdf or .htm files in {', '.join(map(str, paths))}{_links_note(found)}; nothing to add")
     names = {source.name for source in added}
-    if not (settings.index_dir / MANIFEST).exists():
+    if not Layout(settings.index_dir).manifest.exists():
         return build_from(settings, added, found.links_out)
     kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
     return build_from(_as_the_index_was_built(settings), kept + added, found.links_out)
@@ -431,10 +428,11 @@ def build_from(settings: BuildSettings, sources: list[Source], links_out: list[s
 
 def write_bm25(folder: Path, chunks: list[Chunk], tokenizer: Tokenizer, settings: Bm25Settings) -> None:
     """The two BM25 indexes of an index folder: passages, and table rows (searched apart, voting for passages)."""
-    for name, wanted in (("bm25", False), (TABLE_ROWS_BM25, True)):
+    layout = Layout(folder)
+    for path, wanted in ((layout.bm25, False), (layout.table_rows_bm25, True)):
         rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
         tokens = tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows])
-        Bm25Index.build(tokens, settings, np.array(rows, dtype=np.int64), len(chunks)).save(folder / name)
+        Bm25Index.build(tokens, settings, np.array(rows, dtype=np.int64), len(chunks)).save(path)
 
 
 def _index_and_publish(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from indexer.models import Chunk, Line, Page
 from indexer.sections import LONG_SECTIONS, find_heading
 from indexer.tables import row_text
+from indexer.text import CJK
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,6 @@ class ChunkSettings:
         }
 
 
-_CJK_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+|\d[\d,.]*")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s*)?[-–—(]?\s*\d{1,4}\s*[-–—)]?(?:\s*(?:of|/)\s*\d{1,4})?$|^第\s*\d+\s*页(?:\s*共\s*\d+\s*页)?$",
@@ -52,7 +52,7 @@ _DIGITS = re.compile(r"\d")
 
 def estimate_tokens(text: str) -> int:
     """A cheap, embedder-independent token estimate (XLM-R-like: ~1 per CJK char, ~1.3 per word)."""
-    cjk = len(_CJK_CHAR.findall(text))
+    cjk = len(CJK.findall(text))
     words = len(_LATIN_WORD.findall(text))
     return cjk + (words * 13 + 9) // 10
 

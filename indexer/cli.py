@@ -26,10 +26,11 @@ from indexer.embed import DEFAULT_EMBEDDER
 from indexer.errors import FilingsError
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
 from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
+from indexer.publish import check_index_target
 from indexer.reader import load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings, default_cache_dir
-from indexer.store import check_index_target, read_manifest
+from indexer.store import read_manifest
 from indexer.verify import verify_index
 
 logger = logging.getLogger(__name__)

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from indexer.layout import Layout
+
 APPROXIMATE_ABOVE = 50_000
 HNSW_M = 32  # graph degree
 HNSW_EF_CONSTRUCTION = 80
@@ -55,14 +57,16 @@ class DenseIndex:
     def save(self, folder: Path) -> None:
         import faiss
 
-        faiss.write_index(self._index, str(folder / "dense.faiss"))
-        np.save(folder / "dense_rows.npy", self.rows)
+        layout = Layout(folder)
+        faiss.write_index(self._index, str(layout.dense))
+        np.save(layout.dense_rows, self.rows)
 
     @classmethod
     def load(cls, folder: Path) -> DenseIndex:
         import faiss
 
-        return cls(faiss.read_index(str(folder / "dense.faiss")), np.load(folder / "dense_rows.npy"))
+        layout = Layout(folder)
+        return cls(faiss.read_index(str(layout.dense)), np.load(layout.dense_rows))
 
     @property
     def size(self) -> int:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexer.models import DocumentMeta
+from indexer.text import CJK
 
 _LEGAL_SUFFIXES = re.compile(
     r"\b(?:the|inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|lp|sa|ag|nv|group|holdings?|"
@@ -28,7 +29,6 @@ _COMMON_WORDS = frozenset(
     }
 )  # fmt: skip
 _WORD = re.compile(r"[a-z0-9]+")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 _SHORT_FY = re.compile(r"\bfy\s?'?(\d{2})\b|\b[1-4]q(\d{2})\b|\b(\d{2})q[1-4]\b", re.I)
 
@@ -62,7 +62,7 @@ def _compact(text: str) -> str:
 def romanised(company: str | None) -> str | None:
     """A Chinese company name's short form in pinyin (四方科技股份有限公司 → sifangkeji), to match questions that
     spell it out; computed when the index is built and kept in the manifest (pypinyin costs 0.5 s and 60 MB)."""
-    if not company or not _CJK.search(company):
+    if not company or not CJK.search(company):
         return None
     core = _chinese_core(company)
     if len(core) < 2:
@@ -101,7 +101,7 @@ def _aliases_cached(meta_json: str) -> Aliases:
         if prefix:
             names.append(prefix.group(0).replace("_", " "))
     for name in names:
-        if _CJK.search(name):
+        if CJK.search(name):
             cjk.add(name)
             core = _chinese_core(name)
             if len(core) >= 2:
@@ -131,7 +131,7 @@ def names_company(meta: DocumentMeta, question: str) -> bool:
     """Whether the question names this document's company (by any alias)."""
     found = aliases(meta)
     lowered = question.lower()
-    compact = _compact(question) + "".join(_CJK.findall(question))
+    compact = _compact(question) + "".join(CJK.findall(question))
     words = set(_WORD.findall(lowered))
     raw_words = set(re.findall(r"[A-Za-z]+", question))
     return (

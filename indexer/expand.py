@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from indexer.text import CJK, has_cjk
 from indexer.tokenize import normalize_text
 
 EXPANSION_WEIGHT = 0.6
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _CN_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
 _ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
@@ -111,9 +111,7 @@ def _glossary_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
         alternatives = []
         for term in sorted(group, key=len, reverse=True):
             escaped = re.escape(term).replace(r"\ ", r"[\s-]+")
-            alternatives.append(
-                escaped if re.search(r"[\u3400-\u9fff]", term) else rf"(?<![a-z0-9]){escaped}(?![a-z0-9])"
-            )
+            alternatives.append(escaped if has_cjk(term) else rf"(?<![a-z0-9]){escaped}(?![a-z0-9])")
         compiled.append((re.compile("|".join(alternatives)), group))
     return tuple(compiled)
 
@@ -132,10 +130,10 @@ def glossary_terms(query: str) -> list[str]:
 
 def translation_terms(query: str, limit: int = 5) -> list[str]:
     """One term in the other language per concept the query mentions (营业收入 for 'revenue', and back)."""
-    chinese_query = _CJK.search(query) is not None
+    chinese_query = CJK.search(query) is not None
     terms = []
     for group in _matched_groups(query)[:limit]:
-        other = next((t for t in group if (_CJK.search(t) is None) == chinese_query), None)
+        other = next((t for t in group if (CJK.search(t) is None) == chinese_query), None)
         if other is not None and other not in terms:
             terms.append(other)
     return terms

@@ -12,11 +12,11 @@ from indexer.budget import Budget
 from indexer.models import Box, Line, Page
 from indexer.quotes import PageText, digit_bounded
 from indexer.store import PageLines
+from indexer.text import CJK
 from indexer.tokenize import Tokenizer, normalize_aligned, normalize_text
 
 MAX_HIGHLIGHTS = 40
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?%?")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 class Highlight(BaseModel):
@@ -31,7 +31,7 @@ def query_patterns(query: str, tokenizer: Tokenizer) -> list[regex.Pattern[str]]
         if len(re.sub(r"\D", "", figure)) >= 2:
             patterns.append(regex.compile(regex.escape(figure)))
     for token in dict.fromkeys(tokenizer.tokenize(query)):
-        if _CJK.search(token):
+        if CJK.search(token):
             if len(token) >= 2:
                 patterns.append(regex.compile(regex.escape(token)))
         elif len(token) >= 3 and not token[0].isdigit():

@@ -35,7 +35,6 @@ def top_rows(scores: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np
 
 
 ROWS_FILE = "rows.npy"
-TABLE_ROWS_BM25 = "bm25_table_rows"  # the index folder of the table rows' BM25 (passages: "bm25")
 
 
 class Bm25Index:

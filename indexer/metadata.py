@@ -9,13 +9,13 @@ from pathlib import Path
 
 from indexer.docmatch import romanised
 from indexer.models import Page
+from indexer.text import CJK, CJK_RANGE
 
 _MONTH_NAMES = "january february march april may june july august september october november december"
 _MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
 _DATE = (
     r"(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}),\s*(\d{4})"
 )
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 _FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("10-K", re.compile(r"\bform\s+10-k\b", re.I)),
@@ -49,7 +49,7 @@ def detect_language(pages: list[Page]) -> str | None:
     letters = [c for c in text if c.isalpha()]
     if not letters:
         return None
-    share = sum(1 for c in letters if _CJK.match(c)) / len(letters)
+    share = sum(1 for c in letters if CJK.match(c)) / len(letters)
     if share > 0.3:
         return "zh"
     if share < 0.05:
@@ -84,7 +84,7 @@ def _registrant(text: str) -> str | None:
 def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
     """Return (company, stock code) as printed in the document, else from the file name."""
     code = None
-    named_code = re.search(r"([\u4e00-\u9fffA-Za-z]{2,12})\s*[（(](\d{6})\.(?:SH|SZ|BJ)[)）]", text)
+    named_code = re.search(rf"([{CJK_RANGE}A-Za-z]{{2,12}})\s*[（(](\d{{6}})\.(?:SH|SZ|BJ)[)）]", text)
     if named_code:
         return named_code.group(1), named_code.group(2)
     if company := _registrant(text):
@@ -92,9 +92,9 @@ def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
     earnings = re.search(r"^(.{3,60}?)\s+(?:reports?|announces?)\b", text, re.I | re.M)
     if earnings:
         return earnings.group(1).strip(), None
-    short_name = re.search(r"(?:股票简称|公司简称|证券简称)[:：\s]*([\u4e00-\u9fffA-Za-z]{2,10})", text)
+    short_name = re.search(rf"(?:股票简称|公司简称|证券简称)[:：\s]*([{CJK_RANGE}A-Za-z]{{2,10}})", text)
     stem = Path(file_name).stem
-    from_name = re.search(r"(?:^|_)(\d{6})_([\u4e00-\u9fff]{2,10})(?:_|$)", stem)
+    from_name = re.search(rf"(?:^|_)(\d{{6}})_([{CJK_RANGE}]{{2,10}})(?:_|$)", stem)
     if from_name:
         code = from_name.group(1)
         return (short_name.group(1) if short_name else from_name.group(2)), code
@@ -199,8 +199,8 @@ _PRICE = r"(?:\s*[（(]\s*(?:元|人民币|港元|HKD|RMB)\s*[)）])?\s*[:：]?\
 _TARGET_PRICE = re.compile(r"目标价(?:格)?" + _PRICE)
 _CURRENT_PRICE = re.compile(r"(?:当前|最新|收盘)(?:股)?价(?:格)?" + _PRICE)
 _LICENCE = re.compile(r"(?:资格编号|执业证书编号|登记编号|证书编号|SAC\s*(?:No\.?|编号)?)\s*[:：]?\s*S\d{13}", re.I)
-_PERSON = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
-_ANALYST_LABEL = re.compile(r"(?:证券)?分析师\s*[:：]\s*([\u4e00-\u9fff]{2,4})")
+_PERSON = re.compile(rf"^[{CJK_RANGE}]{{2,4}}$")
+_ANALYST_LABEL = re.compile(rf"(?:证券)?分析师\s*[:：]\s*([{CJK_RANGE}]{{2,4}})")
 
 
 def _brokers() -> list[tuple[str, tuple[str, ...]]]:

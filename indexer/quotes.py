@@ -22,13 +22,13 @@ from decimal import Decimal
 from indexer.budget import REQUEST_BUDGET_S, Budget
 from indexer.errors import QueryError, shown
 from indexer.models import Box, Line, Page
+from indexer.text import CJK_RANGE
 from indexer.tokenize import normalize_text
 
 MAX_QUOTE_CHARS = 2000
 SHORT_QUOTE_CHARS = 5  # a quote with fewer letters/digits than this must be unique on the page
 MAX_NUMERIC_FIGURES = 40  # the numeric tier reconciles quotes of up to this many figures (a table row has ~12)
-_CJK = "\u3400-\u9fff\uf900-\ufaff"
-_KEEP_ALNUM = re.compile(rf"[0-9a-z{_CJK}]")
+_KEEP_ALNUM = re.compile(rf"[0-9a-z{CJK_RANGE}]")
 _UNIT_WORDS = {
     "thousand": 1000, "k": 1000, "千": 1000, "million": 10**6, "millions": 10**6, "mn": 10**6, "m": 10**6,
     "百万": 10**6, "billion": 10**9, "billions": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12,
@@ -219,7 +219,7 @@ def _numeric_match(page_text: str, quote: str, budget: Budget) -> list[tuple[int
     wanted = _numbers(quote)
     if not wanted or len(wanted) > MAX_NUMERIC_FIGURES:
         return []
-    words = [w for w in re.findall(rf"[a-z{_CJK}]{{3,}}", normalize_text(quote)) if w not in _UNIT_WORDS]
+    words = [w for w in re.findall(rf"[a-z{CJK_RANGE}]{{3,}}", normalize_text(quote)) if w not in _UNIT_WORDS]
     scale = _page_multiplier(page_text)
     candidates = _numbers(page_text) + (_numbers(page_text, scale) if scale != 1 else [])
     by_value: dict[Decimal, list[_Number]] = {}
@@ -247,7 +247,7 @@ def _numeric_match(page_text: str, quote: str, budget: Budget) -> list[tuple[int
 
 
 def _distinctive_token(quote: str) -> str | None:
-    tokens = re.findall(rf"\d[\d,.]*\d|[A-Za-z]{{6,}}|[{_CJK}]{{3,}}", quote)
+    tokens = re.findall(rf"\d[\d,.]*\d|[A-Za-z]{{6,}}|[{CJK_RANGE}]{{3,}}", quote)
     tokens = [t for t in tokens if len(re.sub(r"\D", "", t)) >= 3 or not t[0].isdigit()]
     return max(tokens, key=len) if tokens else None
 

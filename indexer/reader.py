@@ -17,10 +17,10 @@ from indexer.dense import DenseIndex
 from indexer.docmatch import aliases
 from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError, shown
-from indexer.lexical import TABLE_ROWS_BM25, Bm25Index
+from indexer.layout import MANIFEST, Layout
+from indexer.lexical import Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page, Table
 from indexer.store import (
-    MANIFEST,
     ChunkBoxes,
     Manifest,
     PageLines,
@@ -124,8 +124,8 @@ def _load_version(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
     mmap = len(chunks) > BM25_MMAP_ABOVE  # a large index's BM25 matrices stay on disk, paged in as needed
-    bm25 = Bm25Index.load(folder / "bm25", len(chunks), mmap=mmap)
-    table_rows = folder / TABLE_ROWS_BM25
+    bm25 = Bm25Index.load(Layout(folder).bm25, len(chunks), mmap=mmap)
+    table_rows = Layout(folder).table_rows_bm25
     bm25_rows = Bm25Index.load(table_rows, len(chunks), mmap=mmap) if table_rows.exists() else None
     dense = embedder = None
     if manifest.embedder is not None and with_embedder:

@@ -10,9 +10,9 @@ question ─▶ document focus (company, year, form named in it) ─▶ expansio
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass
 
+import numpy as np
 import regex
 from pydantic import BaseModel, Field
 
@@ -27,6 +27,7 @@ from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents,
 from indexer.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.routing import Route, route
 from indexer.sections import question_sections
+from indexer.text import has_cjk
 
 logger = logging.getLogger(__name__)
 
@@ -182,8 +183,8 @@ def _ranked_lists(
     variants: list[Variant],
     weights: Route,
     depth: int,
-    allowed,
-    options: SearchOptions,  # type: ignore[no-untyped-def]
+    allowed: np.ndarray | None,
+    options: SearchOptions,
     best_rows: dict[tuple[str, int], dict[int, int]],
     names: set[str],
 ) -> list[RankedList]:
@@ -222,7 +223,7 @@ def _ranked_lists(
 
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
     """Whether some document in scope is written in another language than the query (or its language is unknown)."""
-    query_language = "zh" if re.search(r"[\u3400-\u9fff]", query) else "en"
+    query_language = "zh" if has_cjk(query) else "en"
     names = scope if scope is not None else list(index.documents)
     return any(index.documents[n].language != query_language for n in names)
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
+from indexer.text import CJK
+
 # A figure, not a year: thousands separators, decimals, a percent sign, or five digits and more.
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?\s*%|\d{5,}")
 
@@ -109,6 +110,6 @@ def classify(query: str) -> str:
 def route(query: str) -> Route:
     kind = classify(query)
     bm25, dense, recall = _TABLE[kind]
-    if _CJK.search(query):
+    if CJK.search(query):
         dense *= CJK_DENSE_FACTOR
     return Route(kind, bm25, dense, recall)

@@ -1,14 +1,5 @@
-"""The index folder: manifest, chunks, per-document pages, BM25 and FAISS files; atomic publication.
-
-Layout (schema 2)::
-
-    manifest.json          settings, embedder, tokenizer, chunking, documents, failures, counts
-    chunks.jsonl           one Chunk per line; its line number is the chunk's row in BM25 and FAISS
-    pages/<sha12>.jsonl    the document's pages, one per line: size, lines with boxes and spans (+ .offsets.npy)
-    pdfs/<sha12>.pdf       the PDF as indexed (for rendering pages)
-    bm25/                  bm25s index and vocabulary
-    dense.faiss            FAISS IndexFlatIP over L2-normalised vectors (absent with --embedder none)
-    dense_rows.npy         chunk row of each vector
+"""Reading and writing the files of an index folder (their names: :mod:`indexer.layout`): the manifest, chunks,
+pages, PDFs. Publishing a built folder as the index is :mod:`indexer.publish`.
 """
 
 from __future__ import annotations
@@ -17,10 +8,7 @@ import hashlib
 import json
 import logging
 import os
-import re
 import shutil
-import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -31,16 +19,12 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
 from indexer import __version__
-from indexer.errors import IndexLoadError, IndexTargetError
+from indexer.errors import IndexLoadError
+from indexer.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
 from indexer.models import SHA256_PATTERN, Box, Chunk, DocumentMeta, Page, RelativeName, Table
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 2
-MANIFEST = "manifest.json"
-# Every folder the indexer creates beside an index (staging, then version) holds this file from its first moment:
-# it is how cleanup tells our folders from anything else that happens to sit there.
-OWNER_MARK = ".filings-index-folder"
 _M = TypeVar("_M", bound=BaseModel)
 
 
@@ -85,21 +69,16 @@ class Manifest(BaseModel):
 
 
 def pages_file(folder: Path, meta: DocumentMeta) -> Path:
-    """One page per line (JSON); ``.offsets.npy`` beside it holds each line's byte offset for random access."""
-    return folder / "pages" / f"{meta.sha256[:12]}.jsonl"
-
-
-def _offsets_file(pages: Path) -> Path:
-    return pages.with_suffix(".offsets.npy")
+    return Layout(folder).pages(meta.sha256)
 
 
 def pdf_file(folder: Path, meta: DocumentMeta) -> Path:
-    return folder / "pdfs" / f"{meta.sha256[:12]}.pdf"
+    return Layout(folder).pdf(meta.sha256)
 
 
 def source_file(folder: Path, meta: DocumentMeta) -> Path:
     """Where an index keeps the original of a converted document (an HTML filing)."""
-    return folder / "sources" / f"{meta.sha256[:12]}.htm"
+    return Layout(folder).source(meta.sha256)
 
 
 def _keep(source: Path, target: Path) -> None:
@@ -122,7 +101,7 @@ def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None
 
 
 def write_chunks(folder: Path, chunks: list[Chunk]) -> None:
-    with (folder / "chunks.jsonl").open("w", encoding="utf-8") as handle:
+    with Layout(folder).chunks.open("w", encoding="utf-8") as handle:
         for chunk in chunks:
             handle.write(chunk.model_dump_json())
             handle.write("\n")
@@ -137,7 +116,7 @@ def write_pages(folder: Path, meta: DocumentMeta, pages: list[Page]) -> None:
             offsets.append(handle.tell())
             handle.write(page.model_dump_json().encode("utf-8"))
             handle.write(b"\n")
-    np.save(_offsets_file(target), np.array(offsets, dtype=np.int64))
+    np.save(Layout(folder).page_offsets(meta.sha256), np.array(offsets, dtype=np.int64))
 
 
 def sha256_file(path: Path) -> str:
@@ -192,7 +171,7 @@ def read_manifest(folder: Path) -> Manifest:
 
 
 def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
-    path = folder / "chunks.jsonl"
+    path = Layout(folder).chunks
     try:
         with path.open(encoding="utf-8") as handle:
             for line in handle:
@@ -267,9 +246,10 @@ class PageTables(BaseModel):
 
 def page_offsets(folder: Path, meta: DocumentMeta) -> np.ndarray:
     """Byte offset of each page's line in the document's pages file."""
-    path = _offsets_file(pages_file(folder, meta))
+    path = Layout(folder).page_offsets(meta.sha256)
     try:
-        return np.load(path)
+        offsets: np.ndarray = np.load(path)
+        return offsets
     except (OSError, ValueError) as exc:
         raise IndexLoadError(f"cannot read {path} ({exc}); rebuild the index") from exc
 
@@ -308,152 +288,3 @@ def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:
         raise IndexLoadError(
             f"{path} is damaged or from another version ({exc.error_count()} errors); rebuild the index"
         ) from exc
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _owned(folder: Path) -> bool:
-    """A real folder (not a link) that the indexer made: its mark, or an index from before marks (see _legacy_index)."""
-    return folder.is_dir() and not folder.is_symlink() and ((folder / OWNER_MARK).is_file() or _legacy_index(folder))
-
-
-def _legacy_index(folder: Path) -> bool:
-    """An index folder written before versioned publishing: a manifest of ours whose file list covers every file in
-    the folder (so moving it moves nothing else)."""
-    try:
-        manifest = Manifest.model_validate_json((folder / MANIFEST).read_bytes())
-    except (OSError, ValidationError):
-        return False
-    return bool(manifest.files) and set(index_files(folder)) <= set(manifest.files)
-
-
-def _version_pattern(target: Path) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(target.name)}\.v-(?:0-)?\d+")
-
-
-def _staging_pattern(target: Path) -> re.Pattern[str]:
-    return re.compile(rf"\.{re.escape(target.name)}\.building-(\d+)-[A-Za-z0-9_]+")
-
-
-def _our_link(target: Path) -> bool:
-    """``target`` is a link that publish() made: to a version folder beside it, by name."""
-    pointed = os.readlink(target)
-    if not _version_pattern(target).fullmatch(pointed):
-        return False
-    version = target.parent / pointed
-    return not version.exists() or _owned(version)
-
-
-def check_index_target(target: Path) -> None:
-    """Refuse to build into ``target`` unless it is absent, an empty folder, or an index this tool made; nothing
-    the project did not create is ever moved, renamed or deleted."""
-    advice = (
-        "nothing was changed. Pass a path that does not exist yet (it will be created), an empty folder, or an "
-        "index made by filings-index"
-    )
-    if target.is_symlink():
-        if _our_link(target):
-            return
-        raise IndexTargetError(f"{target} is a link to {os.readlink(target)}, not an index of ours; {advice}")
-    if not target.exists():
-        return
-    if not target.is_dir():
-        raise IndexTargetError(f"{target} is a file, not an index folder; {advice}")
-    if _legacy_index(target) or not any(target.iterdir()):
-        return
-    if (target / MANIFEST).exists():
-        what = (
-            f"has a {MANIFEST}, but files it does not list, or it is from a version that did not list its files, "
-            "so its files cannot be told from others"
-        )
-    else:
-        what = f"has no {MANIFEST}"
-    raise IndexTargetError(f"{target} is a folder that is not a filings index (it {what}); {advice}")
-
-
-def remove_abandoned_staging(target: Path) -> list[Path]:
-    """Staging folders left by killed builds (their process is gone) are removed; running builds' are kept, and so
-    is anything that is not a staging folder of ours."""
-    removed = []
-    pattern = _staging_pattern(target)
-    for folder in target.parent.glob(f".{target.name}.building-*"):
-        named = pattern.fullmatch(folder.name)
-        if named and _owned(folder) and not _alive(int(named.group(1))):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed.append(folder)
-    return removed
-
-
-def staging_folder(target: Path) -> Path:
-    """A fresh folder beside ``target`` (same file system, so the final rename is atomic), named with our pid and
-    marked as ours."""
-    check_index_target(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for folder in remove_abandoned_staging(target):
-        logger.warning("removed %s, left by an interrupted build", folder)
-    folder = Path(tempfile.mkdtemp(prefix=f".{target.name}.building-{os.getpid()}-", dir=target.parent))
-    (folder / OWNER_MARK).write_text("made by filings-index; removed with the index version it becomes\n")
-    return folder
-
-
-# A replaced version stays on disk this long after it was replaced, for the calls still reading it (a server
-# moves to the new version on its next call).
-RETIRED_GRACE_S = 600.0
-
-
-def publish(staging: Path, target: Path) -> None:
-    """Make ``staging`` the index at ``target``, atomically.
-
-    ``target`` is a symbolic link to a version folder beside it (``.NAME.v-<time>``); publishing renames the
-    staging folder to a new version and swaps the link with one rename, so a reader finds the old version or
-    the new one, never neither and never a mix. A reader that resolved the link keeps reading its version,
-    which stays on disk for RETIRED_GRACE_S after it was replaced. An index folder from before versions
-    becomes the first retired version; an empty folder is replaced by the link; anything else is refused
-    (:func:`check_index_target`).
-    """
-    if not (staging / MANIFEST).is_file():
-        raise IndexLoadError(f"refusing to publish {staging}: it has no {MANIFEST}")
-    check_index_target(target)
-    version = target.parent / f".{target.name}.v-{time.time_ns()}"
-    os.replace(staging, version)
-    link = target.parent / f".{target.name}.link-{os.getpid()}-{time.time_ns()}"
-    os.symlink(version.name, link)
-    previous = target.resolve() if target.is_symlink() else None
-    try:
-        if target.is_dir() and not target.is_symlink():
-            if _legacy_index(target):  # a plain index folder of ours, from before versioned publishing
-                legacy = target.parent / f".{target.name}.v-0-{time.time_ns()}"
-                os.replace(target, legacy)
-                previous = legacy
-            else:
-                os.rmdir(target)  # empty (checked above); fails, losing nothing, if something appeared since
-        os.replace(link, target)
-    except OSError:
-        link.unlink(missing_ok=True)
-        raise
-    if previous is not None and previous.exists():
-        os.utime(previous)  # its retirement time, for the grace period
-    _remove_retired(target, version)
-
-
-def _remove_retired(target: Path, current: Path) -> None:
-    """Versions of ours replaced more than RETIRED_GRACE_S ago; nothing else beside the index is touched."""
-    now = time.time()
-    pattern = _version_pattern(target)
-    for old in target.parent.glob(f".{target.name}.v-*"):
-        if old == current or not pattern.fullmatch(old.name) or not _owned(old):
-            continue
-        if now - old.stat().st_mtime > RETIRED_GRACE_S:
-            shutil.rmtree(old, ignore_errors=True)
-
-
-def discard(staging: Path) -> None:
-    shutil.rmtree(staging, ignore_errors=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from indexer.models import Box, Cell, Line, Page, Span, Table, TableRegion, TableRow
+from indexer.text import CJK_RANGE, FULLWIDTH_RANGE
 from indexer.tokenize import normalize_text
 
 _NUMERIC = re.compile(r"^[(\-−–]?\s*[$¥€£]?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*%?\s*\)?\s*%?$")
@@ -172,8 +173,8 @@ def _over_columns(line: Line, columns: list[tuple[float, float]]) -> bool:
     return not crosses and any(span.box.x1 > edge for span in line.spans)
 
 
-_CJK_END = re.compile(r"[\u3400-\u9fff\uff00-\uffef]$")
-_CJK_START = re.compile(r"^[\u3400-\u9fff\uff00-\uffef]")
+_CJK_END = re.compile(f"[{CJK_RANGE}{FULLWIDTH_RANGE}]$")
+_CJK_START = re.compile(f"^[{CJK_RANGE}{FULLWIDTH_RANGE}]")
 
 
 def join_text(parts: list[str]) -> str:

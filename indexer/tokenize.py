@@ -15,15 +15,16 @@ from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
+from indexer.text import CJK_RANGE
+
 TOKENIZER_ID = "filings-tok-1"
 
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 # A number (with thousands separators and decimals), a Latin word, or a run of CJK characters.
 _TOKEN_RE = re.compile(
     r"(?P<form>\b(?:10-k|10-q|8-k|20-f|6-k|s-1)\b)"
     rf"|(?P<word>\d*[a-z][a-z0-9]*)(?:['’]s\b)?"
     rf"|(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"|(?P<cjk>[{_CJK}]+)"
+    rf"|(?P<cjk>[{CJK_RANGE}]+)"
 )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from indexer.errors import FilingsError
+from indexer.layout import MANIFEST
 from indexer.reader import load_index
 from indexer.store import index_files, read_manifest, read_pages, sha256_file
 
@@ -34,11 +35,11 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
     try:
         manifest = read_manifest(folder)
     except FilingsError as exc:
-        report.problems.append(Finding(path="manifest.json", problem=str(exc)))
+        report.problems.append(Finding(path=MANIFEST, problem=str(exc)))
         return report
     if not manifest.files:
         report.problems.append(
-            Finding(path="manifest.json", problem="no file hashes (built by an older version); rebuild to verify it")
+            Finding(path=MANIFEST, problem="no file hashes (built by an older version); rebuild to verify it")
         )
     for name, expected in sorted(manifest.files.items()):
         path = folder / name

@@ -22,8 +22,10 @@ from fastmcp import Client
 
 from bench.session_flood import run as flood
 from indexer.build import build_index
+from indexer.layout import OWNER_MARK
+from indexer.publish import RETIRED_GRACE_S
 from indexer.settings import BuildSettings
-from indexer.store import OWNER_MARK, RETIRED_GRACE_S, read_manifest
+from indexer.store import read_manifest
 from indexer.store import sha256_file as store_sha256
 from mcp_server.loader import IndexLoader
 from mcp_server.server import build_server

@@ -10,10 +10,11 @@ import pytest
 
 from indexer.build import build_index
 from indexer.errors import FilingsError, IndexLoadError
+from indexer.layout import OWNER_MARK, SCHEMA_VERSION
 from indexer.reader import get_page, load_index
 from indexer.retrieve import search
 from indexer.settings import BuildSettings
-from indexer.store import OWNER_MARK, SCHEMA_VERSION, read_chunks, read_manifest
+from indexer.store import read_chunks, read_manifest
 from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
 
 

@@ -1,0 +1,74 @@
+"""Documentation checked against the code it describes (as sqlite-utils checks its README with cog)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from indexer.build import build_index
+from indexer.layout import FORMAT, describe
+from indexer.settings import BuildSettings
+from tests.conftest import BROKER, ROOT, docs_folder
+
+
+def test_the_index_format_page_is_generated_from_the_layout() -> None:
+    page = (ROOT / "docs" / "index-format.md").read_text(encoding="utf-8")
+    assert page == describe(), "docs/index-format.md is stale: run `python -m indexer.layout > docs/index-format.md`"
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    """A FORMAT path as a regex over relative file names: <sha12> is 12 hex digits, a trailing / a whole folder."""
+    text = re.escape(path).replace(re.escape("<sha12>"), "[0-9a-f]{12}")
+    return re.compile(text + (".+" if path.endswith("/") else ""))
+
+
+def test_every_file_of_a_built_index_is_described(tmp_path: Path, cache_dir: Path) -> None:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    build_index(BuildSettings(docs_dir=docs, index_dir=tmp_path / "idx", progress=False, cache_dir=cache_dir,
+                              embedder="none"))  # fmt: skip
+    version = (tmp_path / "idx").resolve()
+    files = [p.relative_to(version).as_posix() for p in version.rglob("*") if p.is_file()]
+    patterns = [_pattern(path) for path, _ in FORMAT]
+    assert [f for f in files if not any(p.fullmatch(f) for p in patterns)] == []
+    described = {path for path, _ in FORMAT}
+    present = {path for path in described if any(_pattern(path).fullmatch(f) for f in files)}
+    assert described - present == {"sources/<sha12>.htm", "dense.faiss", "dense_rows.npy"}  # HTML, embedder only
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_between_the_docs_leads_somewhere() -> None:
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            if target.startswith(("http://", "https://")):
+                continue
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.name}: {target}")
+            elif anchor and linked.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", linked.read_text(encoding="utf-8"), flags=re.M)
+                if anchor not in {_anchor(h) for h in headings}:
+                    broken.append(f"{page.name}: {target} (no such heading)")
+    assert broken == []
+
+
+def test_every_tool_and_server_option_is_documented() -> None:
+    from mcp_server.settings import parse_settings  # noqa: F401  (the options below are its own)
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
+    for tool in ("list_documents", "search_reports", "get_page", "locate_quote", "render_page", "due_diligence"):
+        assert f"`{tool}`" in readme and tool in docs, tool
+    server_help = subprocess.run(
+        [sys.executable, "-m", "mcp_server", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=60
+    ).stdout
+    options = set(re.findall(r"(--[a-z][a-z-]+)", server_help)) - {"--help"}
+    assert sorted(o for o in options if f"`{o}" not in docs) == []
