@@ -14,6 +14,7 @@ from pyinstrument import Profiler
 
 from bench import QUERIES
 from indexer.reader import load_index
+from indexer.request import SearchRequest
 from indexer.settings import default_cache_dir
 from mcp_server.tools import search_reports_tool
 
@@ -25,11 +26,13 @@ def main() -> int:
     parser.add_argument("--html", type=Path, default=None)
     args = parser.parse_args()
     index = load_index(args.index, default_cache_dir())
-    search_reports_tool(index, QUERIES[0])  # first call: lazy imports and caches are not the hot path
+    search_reports_tool(
+        index, SearchRequest(query=QUERIES[0])
+    )  # first call: lazy imports and caches are not the hot path
     profiler = Profiler(interval=0.0005)
     profiler.start()
     for n in range(args.calls):
-        search_reports_tool(index, QUERIES[n % len(QUERIES)], top_k=5)
+        search_reports_tool(index, SearchRequest(query=QUERIES[n % len(QUERIES)], top_k=5))
     profiler.stop()
     print(
         profiler.output_text(

@@ -9,6 +9,8 @@ import os
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from indexer.build import BuildReport, add_documents, build_index, remove_documents
 from indexer.edgar import (
     SEC_DATA_URL,
@@ -28,7 +30,8 @@ from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load
 from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 from indexer.publish import check_index_target
 from indexer.reader import load_index
-from indexer.retrieve import search
+from indexer.request import MAX_TOP_K, SearchRequest
+from indexer.retrieve import run_search
 from indexer.settings import BuildSettings, default_cache_dir
 from indexer.store import read_manifest
 from indexer.verify import verify_index
@@ -107,9 +110,13 @@ def _parser() -> argparse.ArgumentParser:
     query = sub.add_parser("search", help="search an index and print hits with pages and boxes")
     query.add_argument("query")
     query.add_argument("--index", type=Path, required=True, dest="index_dir")
-    query.add_argument("--top-k", type=int, default=5)
+    query.add_argument("--top-k", type=int, default=5, help="hits to print (1-20)")
     query.add_argument("--documents", default=None, help="file-name glob, e.g. '*2022*'")
-    query.add_argument("--company", default=None)
+    query.add_argument("--company", default=None, help="a company name, ticker or stock code")
+    query.add_argument("--year", type=int, default=None, help="fiscal year")
+    query.add_argument("--form", default=None, help="10-K, 10-Q, 8-K, earnings release, 年报, 研报")
+    query.add_argument("--broker", default=None, help="research notes (研报) of this broker")
+    query.add_argument("--regex", action="store_true", help="the query is a case-insensitive regular expression")
     query.add_argument("--json", action="store_true")
 
     evaluate = sub.add_parser("eval", help="page-level retrieval metrics on a questions JSONL, with baselines")
@@ -275,13 +282,22 @@ def _cmd_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
+    try:
+        request = SearchRequest(
+            query=args.query, top_k=args.top_k, documents=args.documents, company=args.company, year=args.year,
+            form=args.form, broker=args.broker, use_regex=args.regex,
+        )  # fmt: skip
+    except ValidationError as exc:
+        problems = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}" for e in exc.errors())
+        raise FilingsError(f"invalid search ({problems})") from exc
     index = load_index(args.index_dir, cache_dir)
-    hits = search(index, args.query, top_k=args.top_k, documents=args.documents, company=args.company)
+    outcome = run_search(index, request)
+    hits = outcome.hits
     if args.json:
         print(json.dumps([h.model_dump() for h in hits], ensure_ascii=False, indent=2))
         return EXIT_OK
-    if not hits:
-        print("no hits")
+    searched = len(outcome.scope) if outcome.scope is not None else len(index.documents)
+    print(f"{len(hits)} hit(s) in {searched} of {len(index.documents)} documents ({outcome.route} question)")
     for rank, hit in enumerate(hits, start=1):
         first = next((line for line in hit.content.splitlines() if line.strip()), "")
         box = hit.boxes[0]
@@ -299,8 +315,10 @@ def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
         raise FilingsError(f"--k takes whole numbers separated by commas, e.g. 1,5,10 (got {args.k!r})") from exc
     systems = tuple(s for s in args.systems.split(",") if s)
     unknown = set(systems) - set(SYSTEMS)
-    if unknown or not ks or min(ks) < 1:
-        raise FilingsError(f"unknown systems {sorted(unknown)} or bad --k; systems are {', '.join(SYSTEMS)}")
+    if unknown or not ks or min(ks) < 1 or max(ks) > MAX_TOP_K:
+        raise FilingsError(
+            f"unknown systems {sorted(unknown)} or bad --k (1 to {MAX_TOP_K}); systems are {', '.join(SYSTEMS)}"
+        )
     questions = [q for path in args.questions for q in load_questions(path)]
     index = load_index(args.index_dir, cache_dir)
     modes = MODES if args.mode == "both" else (args.mode,)

@@ -1,7 +1,7 @@
 """Page-level retrieval evaluation: hit@k, recall@k and MRR, shared and filtered, with baselines.
 
 Reads JSONL questions ``{"id", "question", "document", "pages": [1-based], "lang", "kind", ...}``. The system
-under test is ``search()`` with its defaults, i.e. exactly what the ``search_reports`` tool runs; the baselines
+under test is ``run_search()`` with its defaults, i.e. exactly what the ``search_reports`` tool runs; the baselines
 run on the same index and chunks: BM25 alone, dense alone, and the seed article's page search (a page's score is
 the number of whitespace-separated query words its lower-cased text contains).
 """
@@ -20,7 +20,8 @@ from pydantic import BaseModel
 
 from indexer.errors import FilingsError
 from indexer.reader import LoadedIndex, get_page
-from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, SearchOptions, search
+from indexer.request import SearchRequest
+from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, SearchOptions, run_search
 
 logger = logging.getLogger(__name__)
 
@@ -129,8 +130,8 @@ class Evaluator:
             return self.seed_page_search(query, only)
         options = BASELINES.get(system, DEFAULT_OPTIONS)
         documents = glob.escape(only) if only is not None else None
-        hits = search(self.index, query, top_k=self.depth, documents=documents, options=options)
-        return [(hit.document, hit.page) for hit in hits]
+        request = SearchRequest(query=query, top_k=self.depth, documents=documents)
+        return [(hit.document, hit.page) for hit in run_search(self.index, request, options).hits]
 
     def evaluate(
         self,

@@ -20,6 +20,7 @@ from indexer.errors import IndexLoadError, NotFoundError, QueryError, shown
 from indexer.layout import MANIFEST, Layout
 from indexer.lexical import Bm25Index
 from indexer.models import Chunk, DocumentMeta, Page, Table
+from indexer.request import MAX_GLOB_CHARS, Filters
 from indexer.store import (
     ChunkBoxes,
     Manifest,
@@ -188,24 +189,6 @@ def _matches_form(meta: DocumentMeta, form: str) -> bool:
     wanted = form.strip().lower().replace(" ", "")
     have = (meta.form or "").lower().replace(" ", "")
     return bool(have) and (wanted == have or wanted.replace("-", "") == have.replace("-", "") or wanted in have)
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Explicit restrictions from the caller: a file-name glob, a company, a year, a form, a broker."""
-
-    documents: str | None = None
-    company: str | None = None
-    year: int | None = None
-    form: str | None = None
-    broker: str | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not self.documents and not self.company and self.year is None and not self.form and not self.broker
-
-
-MAX_GLOB_CHARS = 200
 
 
 def _glob(documents: str) -> re.Pattern[str]:

@@ -23,8 +23,9 @@ from indexer.expand import Variant, expand, strip_instructions
 from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Cell, Chunk
-from indexer.reader import Filters, LoadedIndex, allowed_rows, filter_documents, get_page_lines, get_page_tables
+from indexer.reader import LoadedIndex, allowed_rows, filter_documents, get_page_lines, get_page_tables
 from indexer.regex_search import compile_pattern, regex_budget, regex_matches
+from indexer.request import Filters, SearchRequest
 from indexer.routing import Route, route
 from indexer.sections import question_sections
 from indexer.text import has_cjk
@@ -269,28 +270,26 @@ def _select(
     return chosen
 
 
-def search(
-    index: LoadedIndex,
-    query: str,
-    top_k: int = 5,
-    documents: str | None = None,
-    company: str | None = None,
-    *,
-    year: int | None = None,
-    form: str | None = None,
-    broker: str | None = None,
-    use_regex: bool = False,
-    options: SearchOptions = DEFAULT_OPTIONS,
-) -> list[Hit]:
-    """Hybrid search with the full recipe; best first, at most ``top_k`` hits (one per page by default).
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What a search found, and where it looked: ``scope`` is the documents actually searched (the filters, narrowed
+    to a company the question names), None for all; ``route`` the kind of question it was taken for."""
+
+    hits: list[Hit]
+    scope: list[str] | None
+    route: str
+
+
+def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOptions = DEFAULT_OPTIONS) -> SearchOutcome:
+    """Hybrid search with the full recipe; best first, at most ``request.top_k`` hits (one per page by default).
 
     With ``use_regex`` the query is a case-insensitive regular expression matched against the passages of the
     documents the filters allow (no expansion or company detection), hits ranked by number of matches.
     """
-    filters = Filters(documents, company, year, form, broker)
-    if use_regex:
-        return regex_search(index, query, top_k, filters, options)
-    text = strip_instructions(check_query(query))
+    filters, top_k = request.filters, request.top_k
+    if request.use_regex:
+        return regex_search(index, request.query, top_k, filters, options)
+    text = strip_instructions(check_query(request.query))
     scope, found = _scope(index, text, filters, options)
     allowed = allowed_rows(index, scope)
     plan = route(text) if options.routing else Route("plain", 1.0, 1.0, 1.0)
@@ -316,10 +315,31 @@ def search(
         chunk = index.chunks[row]
         evidence = _matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
-    if not options.highlights:
-        return hits
-    budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
-    return _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget)
+    if options.highlights:
+        budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
+        hits = _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget)
+    return SearchOutcome(hits, scope, plan.kind)
+
+
+def search(
+    index: LoadedIndex,
+    query: str,
+    top_k: int = 5,
+    documents: str | None = None,
+    company: str | None = None,
+    *,
+    year: int | None = None,
+    form: str | None = None,
+    broker: str | None = None,
+    use_regex: bool = False,
+    options: SearchOptions = DEFAULT_OPTIONS,
+) -> list[Hit]:
+    """The hits of :func:`run_search` for a request given as arguments (trusted callers: tests, benchmarks)."""
+    request = SearchRequest.model_construct(
+        query=query, top_k=top_k, documents=documents, company=company, year=year, form=form, broker=broker,
+        use_regex=use_regex,
+    )  # fmt: skip
+    return run_search(index, request, options).hits
 
 
 def _with_highlights(
@@ -370,7 +390,9 @@ def _hit(
     )
 
 
-def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters, options: SearchOptions) -> list[Hit]:
+def regex_search(
+    index: LoadedIndex, pattern: str, top_k: int, filters: Filters, options: SearchOptions
+) -> SearchOutcome:
     scope = filter_documents(index, filters)
     allowed = allowed_rows(index, scope)
     rows = [
@@ -383,4 +405,6 @@ def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters,
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
     hits = [_hit(index, row, score) for score, row in _select(index, scored, top_k, options, plain)]
-    return _with_highlights(index, hits, [compile_pattern(pattern)], budget) if options.highlights else hits
+    if options.highlights:
+        hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget)
+    return SearchOutcome(hits, scope, plain.kind)

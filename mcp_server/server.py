@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import inspect
 import logging
 import sys
 import threading
@@ -19,7 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware import Middleware
 
 from indexer.errors import FilingsError
-from indexer.reader import MAX_GLOB_CHARS
+from indexer.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from indexer.store import read_manifest
 from mcp_server.auth import SharedTokenVerifier
 from mcp_server.http_guard import HostOriginGuard, HostPolicy, SessionLimiter
@@ -50,13 +51,30 @@ _CITE = (
 )
 
 
-# Bounds on every argument a tool takes (a client may send anything): arguments past them are refused before any
-# work. The indexer's own limits (query, regex, quote: 2,000 characters after whitespace is collapsed) apply after.
-MAX_INPUT_CHARS = 10_000
-MAX_FILTER_CHARS = 200
-MAX_DOCUMENT_CHARS = 1_000  # a document name is a path relative to the folder that was indexed
-MAX_BOXES = 200
+MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name exactly as list_documents gives it")
+
+
+def arguments_of(model: type[BaseModel]) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Give a tool function taking ``**arguments`` the signature of ``model``'s fields, so that its input schema,
+    validation and descriptions are the model's (declared once, used by the tool, the CLI and eval)."""
+
+    def declare(function: Callable[..., T]) -> Callable[..., T]:
+        parameters = [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=inspect.Parameter.empty if field.is_required() else field.default,
+                annotation=Annotated[field.annotation, field],
+            )
+            for name, field in model.model_fields.items()
+        ]
+        returns = inspect.signature(function).return_annotation
+        function.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
+        function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": returns}
+        return function
+
+    return declare
 
 
 def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
@@ -92,54 +110,9 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     def list_documents() -> ToolResult:
         return _answer(_call(loader, list_documents_tool))
 
-    def search_reports(
-        query: Annotated[
-            str,
-            Field(
-                max_length=MAX_INPUT_CHARS,
-                description="question or key terms, English or Chinese, e.g. 'capital expenditures 2022' or '营业收入'",
-            ),
-        ],
-        top_k: Annotated[int, Field(ge=1, le=20, description="number of passages to return (1-20)")] = 5,
-        documents: Annotated[
-            str | None,
-            Field(
-                max_length=MAX_GLOB_CHARS,
-                description="restrict to file names matching this glob, e.g. '*2022*' or 'BESTBUY_*'",
-            ),
-        ] = None,
-        company: Annotated[
-            str | None,
-            Field(
-                max_length=MAX_FILTER_CHARS,
-                description="restrict to one company: a name as in list_documents, a ticker or a stock code",
-            ),
-        ] = None,
-        year: Annotated[
-            int | None, Field(ge=1900, le=2100, description="restrict to documents of this fiscal year")
-        ] = None,
-        form: Annotated[
-            str | None,
-            Field(
-                max_length=MAX_FILTER_CHARS,
-                description="restrict to a document type: 10-K, 10-Q, 8-K, earnings release, 年报, 研报",
-            ),
-        ] = None,
-        use_regex: Annotated[
-            bool,
-            Field(description=r"treat query as a case-insensitive regular expression, e.g. '\$[\d,]+\s*million'"),
-        ] = False,
-        broker: Annotated[
-            str | None,
-            Field(
-                max_length=MAX_FILTER_CHARS,
-                description="restrict to research notes (研报) of this broker, e.g. '德邦证券'",
-            ),
-        ] = None,
-    ) -> ToolResult:
-        return _answer(
-            _call(loader, search_reports_tool, query, top_k, documents, company, year, form, use_regex, broker)
-        )
+    @arguments_of(SearchRequest)
+    def search_reports(**arguments: object) -> ToolResult:
+        return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)))
 
     def get_page(
         document: Annotated[str, DOCUMENT],

@@ -9,9 +9,10 @@ from collections import Counter
 from indexer.errors import NotFoundError
 from indexer.models import Box, Cell
 from indexer.quotes import locate
-from indexer.reader import Filters, LoadedIndex, document_meta, filter_documents, get_page, pdf_path
+from indexer.reader import LoadedIndex, document_meta, get_page, pdf_path
 from indexer.render import render_png
-from indexer.retrieve import search
+from indexer.request import SearchRequest
+from indexer.retrieve import run_search
 from indexer.store import Manifest
 from mcp_server.types import (
     BoundingBox,
@@ -53,29 +54,9 @@ def list_documents_tool(index: LoadedIndex) -> DocumentList:
     return DocumentList(documents=docs, chunk_count=len(index.chunks), dense_search=index.dense is not None)
 
 
-def search_reports_tool(
-    index: LoadedIndex,
-    query: str,
-    top_k: int = 5,
-    documents: str | None = None,
-    company: str | None = None,
-    year: int | None = None,
-    form: str | None = None,
-    use_regex: bool = False,
-    broker: str | None = None,
-) -> SearchResult:
-    scope = filter_documents(index, Filters(documents, company, year, form, broker))
-    hits = search(
-        index,
-        query,
-        top_k=top_k,
-        documents=documents,
-        company=company,
-        year=year,
-        form=form,
-        broker=broker,
-        use_regex=use_regex,
-    )
+def search_reports_tool(index: LoadedIndex, request: SearchRequest) -> SearchResult:
+    outcome = run_search(index, request)
+    hits = outcome.hits
     out = []
     for hit in hits:
         meta = index.documents[hit.document]
@@ -102,9 +83,9 @@ def search_reports_tool(
             )
         )
     return SearchResult(
-        query=query,
+        query=request.query,
         hits=out,
-        searched_documents=len(scope) if scope is not None else len(index.documents),
+        searched_documents=len(outcome.scope) if outcome.scope is not None else len(index.documents),
         dense_search=index.dense is not None,
     )
 

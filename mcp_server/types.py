@@ -99,7 +99,9 @@ class SearchHit(BaseModel):
 class SearchResult(BaseModel):
     query: str
     hits: list[SearchHit]
-    searched_documents: int = Field(description="how many documents the filters left in scope")
+    searched_documents: int = Field(
+        description="how many documents were searched: those the filters allow, narrowed to a company the query names"
+    )
     dense_search: bool
 
 

@@ -42,6 +42,15 @@ def test_build_list_search_and_exit_statuses(tmp_path: Path, cache_dir: Path) ->
     hits = json.loads(found.stdout)
     assert found.returncode == 0 and hits and hits[0]["document"] == BROKER.name
 
+    filtered = _cli("search", "金刚线", "--index", str(index), "--form", "研报", "--year", "2022", "--broker", "德邦",
+                    cache=cache_dir)  # fmt: skip
+    assert filtered.returncode == 0 and "hit(s) in 1 of 1 documents" in filtered.stdout.splitlines()[0]
+    assert _cli("search", "金刚线", "--index", str(index), "--form", "10-K", cache=cache_dir).returncode == 2
+    regex = _cli("search", r"目标价\s*[\d.]+", "--regex", "--index", str(index), "--json", cache=cache_dir)
+    assert regex.returncode == 0 and all("目标价" in h["content"] for h in json.loads(regex.stdout))
+    bad = _cli("search", "x", "--index", str(index), "--top-k", "50", cache=cache_dir)
+    assert bad.returncode == 2 and "--top-k: Input should be less than or equal to 20" in bad.stderr
+
     missing = _cli("search", "x", "--index", str(tmp_path / "nowhere"), cache=cache_dir)
     assert missing.returncode == 2 and "filings-index build" in missing.stderr
 

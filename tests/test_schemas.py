@@ -12,6 +12,7 @@ from fastmcp.utilities.json_schema import compress_schema
 from pydantic import BaseModel
 
 from indexer.reader import LoadedIndex
+from indexer.request import SearchRequest
 from mcp_server.schemas import output_schema
 from mcp_server.tools import get_page_tool, list_documents_tool, locate_quote_tool, search_reports_tool
 from mcp_server.types import DocumentList, PageResult, QuoteLocation, SearchResult
@@ -20,8 +21,8 @@ from tests.conftest import SIFANG
 
 def _results(index: LoadedIndex) -> list[BaseModel]:
     return [
-        search_reports_tool(index, "营业收入 2019", top_k=5),
-        search_reports_tool(index, "net revenues", top_k=5),
+        search_reports_tool(index, SearchRequest(query="营业收入 2019", top_k=5)),
+        search_reports_tool(index, SearchRequest(query="net revenues", top_k=5)),
         list_documents_tool(index),
         get_page_tool(index, SIFANG.name, 5),
         locate_quote_tool(index, SIFANG.name, 5, "1,175,301,034.32"),

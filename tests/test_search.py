@@ -4,7 +4,8 @@ import pytest
 
 from indexer.errors import NotFoundError, QueryError
 from indexer.reader import LoadedIndex, get_page
-from indexer.retrieve import search
+from indexer.request import SearchRequest
+from indexer.retrieve import run_search, search
 from mcp_server.tools import list_documents_tool
 from tests.conftest import BROKER, SAMPLES, SIFANG, text_under
 
@@ -144,3 +145,12 @@ def test_broker_filter_and_broker_fields_in_list_documents(samples_index: Loaded
         search(samples_index, "金刚线", broker="中信证券")
     doc = next(d for d in list_documents_tool(samples_index).documents if d.document == BROKER.name)
     assert (doc.broker, doc.rating, doc.analysts) == ("德邦证券", "增持", ["倪正洋"])
+
+
+def test_the_outcome_names_the_documents_actually_searched(samples_index: LoadedIndex) -> None:
+    named = run_search(samples_index, SearchRequest(query="四方科技 2019年 营业收入", top_k=3))
+    assert named.scope == [SIFANG.name] and {h.document for h in named.hits} == {SIFANG.name}
+    anything = run_search(samples_index, SearchRequest(query="net revenues", top_k=3))
+    assert anything.scope is None and anything.route
+    filtered = run_search(samples_index, SearchRequest(query="revenue", documents="MGM*", top_k=3))
+    assert filtered.scope == ["MGMRESORTS_2022Q4_EARNINGS.pdf"]
