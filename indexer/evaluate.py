@@ -9,6 +9,7 @@ the number of whitespace-separated query words its lower-cased text contains).
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import logging
 from collections import defaultdict
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 
 from indexer.errors import FilingsError
 from indexer.reader import LoadedIndex, get_page
+from indexer.recipe import Recipe
 from indexer.request import SearchRequest
 from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, SearchOptions, run_search
 
@@ -164,6 +166,8 @@ class Evaluator:
                 progress(1)
         return {
             "questions": len(questions),
+            "recipe": DEFAULT_OPTIONS.recipe.model_dump(mode="json"),  # what was measured: every knob's value
+            "recipe_id": recipe_id(DEFAULT_OPTIONS.recipe),
             "missing_documents": missing,
             "ks": list(self.ks),
             "results": [
@@ -172,6 +176,12 @@ class Evaluator:
             ],
             "per_question": per_question,
         }
+
+
+def recipe_id(recipe: Recipe) -> str:
+    """A short fingerprint of the recipe's values, to tell two eval runs' settings apart at a glance."""
+    values = json.dumps(recipe.model_dump(mode="json"), sort_keys=True)
+    return hashlib.sha256(values.encode()).hexdigest()[:12]
 
 
 def format_table(report: dict[str, object]) -> str:
@@ -193,6 +203,7 @@ def format_table(report: dict[str, object]) -> str:
             continue
         values = " ".join(f"{row.get(c, 0.0):>9.3f}" for c in columns)
         lines.append(f"{row['system']:<11} {row['mode']:<9} {row['group']:<24} {row['n']:>3} {values}")
+    lines.append(f"recipe {report.get('recipe_id')} (its values: filings-index eval --json, key 'recipe')")
     missing = report.get("missing_documents")
     if missing:
         lines.append(f"documents not in the index (their questions score 0): {', '.join(missing)}")  # type: ignore[arg-type]

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from indexer.recipe import DEFAULT_RECIPE
 from indexer.text import CJK, has_cjk
 from indexer.tokenize import normalize_text
 
-EXPANSION_WEIGHT = 0.6
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _CN_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
 _ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
@@ -165,14 +165,14 @@ def strip_instructions(query: str) -> str:
     return stripped if len(stripped) >= 3 else query
 
 
-def expand(query: str) -> list[Variant]:
+def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[Variant]:
     """The query, a keyword variant with every other spelling of its periods and terms (for BM25), and a short
     cross-language variant with one translated term per concept (for dense retrieval), when there are any."""
     variants = [Variant(query, 1.0, "original")]
     extra = period_terms(query) + glossary_terms(query)
     if extra:
-        variants.append(Variant(f"{query} {' '.join(extra)}", EXPANSION_WEIGHT, "keywords"))
+        variants.append(Variant(f"{query} {' '.join(extra)}", weight, "keywords"))
     translated = translation_terms(query)
     if translated:
-        variants.append(Variant(f"{query} {' '.join(translated)}", EXPANSION_WEIGHT, "translated"))
+        variants.append(Variant(f"{query} {' '.join(translated)}", weight, "translated"))
     return variants

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-RRF_K = 60
+from indexer.recipe import DEFAULT_RECIPE
+
+RRF_K = DEFAULT_RECIPE.rrf_k
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,12 @@ from pydantic import BaseModel
 from indexer.budget import Budget
 from indexer.models import Box, Line, Page
 from indexer.quotes import PageText, digit_bounded
+from indexer.recipe import DEFAULT_RECIPE
 from indexer.store import PageLines
 from indexer.text import CJK
 from indexer.tokenize import Tokenizer, normalize_aligned, normalize_text
 
-MAX_HIGHLIGHTS = 40
+MAX_HIGHLIGHTS = DEFAULT_RECIPE.max_highlights
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?%?")
 
 

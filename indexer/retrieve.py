@@ -24,6 +24,7 @@ from indexer.fusion import RankedList, reciprocal_rank_fusion
 from indexer.highlights import Highlight, find_highlights, query_patterns
 from indexer.models import Box, Cell, Chunk
 from indexer.reader import LoadedIndex, allowed_rows, filter_documents, get_page_lines, get_page_tables
+from indexer.recipe import DEFAULT_RECIPE, Recipe
 from indexer.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.request import Filters, SearchRequest
 from indexer.routing import Route, route
@@ -33,21 +34,6 @@ from indexer.text import has_cjk
 logger = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 2000
-# Retrieval depth per list before fusion, as a multiple of the requested hits.
-RECALL_FACTOR = 10
-MIN_RECALL = 50
-# Boilerplate and contents chunks keep this share of their fused score, so real passages rank first.
-DEMOTION = {"boilerplate": 0.3, "contents": 0.3, "body": 1.0}
-# Chunks outside the documents a question points at (same company, other year or form) keep this share.
-OTHER_DOCUMENT = 0.6
-# Chunks in a section the question points at (e.g. the cash flow statement for capex) gain this factor.
-SECTION_BOOST = (1.3, 1.15, 1.1)
-# Weight of the table-row BM25 list (each row voting for the passage that holds it) relative to the passages',
-# for questions after a figure; other questions only get the best row shown with each hit. Measured on the dev
-# sets (`filings-index eval`): at 0.15 Chinese hit@5 0.913 → 0.957 and MRR up in both languages; at 0.3 or for
-# every question type, English hit@5 fell (statement pages crowd out prose answers).
-TABLE_ROWS_WEIGHT = 0.15
-TABLE_ROW_QUESTIONS = frozenset({"numeric", "ranking", "period"})
 # Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short
 # translation (a long bag of synonyms costs 2-4x the embedding time and measured no better).
 BM25_VARIANTS = frozenset({"original", "keywords"})
@@ -90,6 +76,7 @@ class SearchOptions:
     document_focus: bool = True
     sections: bool = True
     highlights: bool = True
+    recipe: Recipe = DEFAULT_RECIPE
 
 
 DEFAULT_OPTIONS = SearchOptions()
@@ -134,17 +121,14 @@ def _passages(index: LoadedIndex, rows: list[int]) -> list[int]:
     return out
 
 
-ROW_CANDIDATES = 5  # best-ranked table rows remembered per page; the first whose label matches is shown
-
-
-def _best_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]]) -> None:
+def _best_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]], keep: int) -> None:
     """Remember each page's best-ranked table rows ({row: rank}), to show one with a hit on that page."""
     for rank, row in enumerate(rows, start=1):
         chunk = index.chunks[row]
         ranks = best.setdefault((chunk.document, chunk.page), {})
         if rank < ranks.get(row, rank + 1):
             ranks[row] = rank
-            if len(ranks) > ROW_CANDIDATES:
+            if len(ranks) > keep:
                 del ranks[max(ranks, key=ranks.__getitem__)]
 
 
@@ -190,6 +174,7 @@ def _ranked_lists(
     names: set[str],
 ) -> list[RankedList]:
     lists: list[RankedList] = []
+    recipe = options.recipe
     dense_ready = index.dense is not None and index.embedder is not None and "dense" in options.retrievers
     searchable = False
     for variant in variants:
@@ -200,15 +185,15 @@ def _ranked_lists(
             lists.append(RankedList(f"bm25:{variant.reason}", rows.tolist(), weights.bm25_weight * variant.weight))
             if index.bm25_rows is not None:
                 rows, _ = index.bm25_rows.top_k(tokens, depth, allowed)
-                weight = weights.bm25_weight * variant.weight * TABLE_ROWS_WEIGHT
-                if weights.kind in TABLE_ROW_QUESTIONS and weight > 0:
+                weight = weights.bm25_weight * variant.weight * recipe.table_rows_weight
+                if weights.kind in recipe.table_row_questions and weight > 0:
                     lists.append(
                         RankedList(f"bm25:table_rows:{variant.reason}", _passages(index, rows.tolist()), weight)
                     )
                 content = [t for t in tokens if t not in names]
                 if len(content) != len(tokens):
                     rows, _ = index.bm25_rows.top_k(content, depth, allowed)
-                _best_rows(index, rows.tolist(), best_rows)
+                _best_rows(index, rows.tolist(), best_rows, recipe.row_candidates)
     if dense_ready:
         variant = _dense_query(variants)
         vector = index.embedder.embed_queries([variant.text])[0]  # type: ignore[union-attr]
@@ -229,12 +214,15 @@ def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) 
     return any(index.documents[n].language != query_language for n in names)
 
 
-def _adjusted(chunk: Chunk, score: float, preferred: frozenset[str], sections: tuple[str, ...]) -> float:
-    score *= DEMOTION.get(chunk.kind, 1.0)
+def _adjusted(
+    chunk: Chunk, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
+) -> float:
+    score *= recipe.demotion.get(chunk.kind, 1.0)
     if preferred and chunk.document not in preferred:
-        score *= OTHER_DOCUMENT
+        score *= recipe.other_document
     if chunk.section and chunk.section in sections:
-        score *= SECTION_BOOST[min(sections.index(chunk.section), len(SECTION_BOOST) - 1)]
+        boost = recipe.section_boost
+        score *= boost[min(sections.index(chunk.section), len(boost) - 1)]
     return score
 
 
@@ -292,9 +280,10 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     text = strip_instructions(check_query(request.query))
     scope, found = _scope(index, text, filters, options)
     allowed = allowed_rows(index, scope)
-    plan = route(text) if options.routing else Route("plain", 1.0, 1.0, 1.0)
-    depth = int(max(MIN_RECALL, top_k * RECALL_FACTOR) * plan.recall_factor)
-    variants = expand(text) if options.expand else [Variant(text, 1.0, "original")]
+    recipe = options.recipe
+    plan = route(text, recipe) if options.routing else Route("plain", 1.0, 1.0, 1.0)
+    depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor)
+    variants = expand(text, recipe.expansion_weight) if options.expand else [Variant(text, 1.0, "original")]
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     best_rows: dict[tuple[str, int], dict[int, int]] = {}
@@ -302,8 +291,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names)
     wanted = {t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)} - names
     sections = question_sections(text) if options.sections else ()
-    fused = reciprocal_rank_fusion(lists)
-    adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections), row) for row, score in fused]
+    fused = reciprocal_rank_fusion(lists, recipe.rrf_k)
+    adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(adjusted, key=lambda item: -item[0])
     best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
     for ranked in lists:

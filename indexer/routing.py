@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer.recipe import DEFAULT_RECIPE, Recipe
 from indexer.text import CJK
 
 # A figure, not a year: thousands separators, decimals, a percent sign, or five digits and more.
@@ -70,19 +71,6 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
     ),
 ]
 
-# kind → (BM25 weight, dense weight, recall multiplier)
-_TABLE: dict[str, tuple[float, float, float]] = {
-    "numeric": (0.7, 0.3, 1.0),
-    "ranking": (0.7, 0.3, 1.0),
-    "period": (0.5, 0.5, 1.0),
-    "cross_document": (0.5, 0.5, 2.0),
-    "causal": (0.3, 0.7, 1.0),
-    "forecast": (0.3, 0.7, 1.0),
-    "anomaly": (0.5, 0.5, 1.5),
-    "general": (0.5, 0.5, 1.0),
-}
-CJK_DENSE_FACTOR = 0.25
-
 
 @dataclass(frozen=True)
 class Route:
@@ -107,9 +95,9 @@ def classify(query: str) -> str:
     return "numeric" if _FIGURE.search(query) else "general"
 
 
-def route(query: str) -> Route:
+def route(query: str, recipe: Recipe = DEFAULT_RECIPE) -> Route:
     kind = classify(query)
-    bm25, dense, recall = _TABLE[kind]
+    bm25, dense, recall = recipe.routes[kind]
     if CJK.search(query):
-        dense *= CJK_DENSE_FACTOR
+        dense *= recipe.cjk_dense_factor
     return Route(kind, bm25, dense, recall)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from indexer.evaluate import Evaluator, Question, page_metrics
 from indexer.reader import LoadedIndex
+from indexer.recipe import DEFAULT_RECIPE, Recipe
 from tests.conftest import ROOT, SIFANG
 
 QUESTIONS = [
@@ -55,3 +56,5 @@ def test_eval_command_prints_a_table_and_json(samples_index_dir: Path, cache_dir
     )
     report = json.loads(as_json.stdout)
     assert report["questions"] == 2 and {r["mode"] for r in report["results"]} == {"shared"}
+    assert Recipe.model_validate(report["recipe"]) == DEFAULT_RECIPE  # the knobs measured, recorded with the figures
+    assert f"recipe {report['recipe_id']}" in table.stdout

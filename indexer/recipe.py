@@ -1,0 +1,61 @@
+"""Every knob of the search recipe in one settings object. `search_reports` runs :data:`DEFAULT_RECIPE`;
+`filings-index eval` records the recipe it ran with its results, so a sweep over these values is reproducible."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Recipe(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    recall_factor: int = Field(default=10, description="depth of each ranked list before fusion, × the hits asked for")
+    min_recall: int = Field(default=50, description="… and at least this deep")
+    rrf_k: int = Field(default=60, description="reciprocal-rank fusion: score = Σ weight / (k + rank)")
+    expansion_weight: float = Field(
+        default=0.6, description="weight of the keyword and translated variants of a query (the query itself: 1)"
+    )
+    routes: dict[str, tuple[float, float, float]] = Field(
+        default={
+            "numeric": (0.7, 0.3, 1.0),
+            "ranking": (0.7, 0.3, 1.0),
+            "period": (0.5, 0.5, 1.0),
+            "cross_document": (0.5, 0.5, 2.0),
+            "causal": (0.3, 0.7, 1.0),
+            "forecast": (0.3, 0.7, 1.0),
+            "anomaly": (0.5, 0.5, 1.5),
+            "general": (0.5, 0.5, 1.0),
+        },
+        description="kind of question → (BM25 weight, dense weight, recall multiplier)",
+    )
+    cjk_dense_factor: float = Field(
+        default=0.25,
+        description="a Chinese question's dense weight is multiplied by this (e5-small is weak on Chinese filings)",
+    )
+    table_rows_weight: float = Field(
+        default=0.15,
+        description="weight of the table-row BM25 list (each row voting for its passage) relative to the passages'; "
+        "measured on the dev sets: at 0.15 Chinese hit@5 0.913 → 0.957; at 0.3, or for every kind of question, "
+        "English hit@5 fell (statement pages crowd out prose answers)",
+    )
+    table_row_questions: tuple[str, ...] = Field(
+        default=("numeric", "period", "ranking"),
+        description="kinds of question whose table rows vote (the others only show a hit's best row)",
+    )
+    row_candidates: int = Field(
+        default=5, description="best-ranked table rows remembered per page; the first whose label matches is shown"
+    )
+    demotion: dict[str, float] = Field(
+        default={"boilerplate": 0.3, "contents": 0.3, "body": 1.0},
+        description="share of its fused score a chunk of this kind keeps (real passages rank first)",
+    )
+    other_document: float = Field(
+        default=0.6, description="share kept by chunks outside the filings a question points at (other year, form)"
+    )
+    section_boost: tuple[float, ...] = Field(
+        default=(1.3, 1.15, 1.1), description="factor for chunks in the sections a question points at, best first"
+    )
+    max_highlights: int = Field(default=40, description="highlight boxes per hit at most")
+
+
+DEFAULT_RECIPE = Recipe()
