@@ -41,6 +41,36 @@ PAGE_CACHE_SIZE = 128  # pages (or their tables) parsed from disk (1-4 ms each),
 BM25_MMAP_ABOVE = 100_000  # chunks
 
 
+class PageReader:
+    """A version's stored pages, read one at a time (a seek and a line) and kept in a small cache shared by the
+    threads that answer calls; the oldest is evicted first."""
+
+    def __init__(self, folder: Path, size: int = PAGE_CACHE_SIZE) -> None:
+        self._folder = folder
+        self._size = size
+        self._cache: dict[tuple[str, int, str], BaseModel] = {}  # (document, page, model) → a page or part of one
+        self._offsets: dict[str, np.ndarray] = {}  # document → byte offset of each page in its pages file
+        self._lock = threading.Lock()
+
+    def read(self, meta: DocumentMeta, number: int, model: type[_P]) -> _P:
+        """Page ``number`` of a document (checked by the caller), as ``model`` (a page or a part of one)."""
+        key = (meta.document, number, model.__name__)
+        with self._lock:
+            cached = self._cache.get(key)
+            offsets = self._offsets.get(meta.document)
+        if cached is not None:
+            return cached  # type: ignore[return-value]
+        if offsets is None:
+            offsets = page_offsets(self._folder, meta)
+        loaded = read_page(self._folder, meta, number, offsets=offsets, model=model)
+        with self._lock:
+            self._offsets[meta.document] = offsets
+            if len(self._cache) >= self._size:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = loaded
+        return loaded
+
+
 @dataclass
 class LoadedIndex:
     folder: Path
@@ -57,9 +87,7 @@ class LoadedIndex:
     parent_rows: np.ndarray  # for a table-row chunk, the row of the body chunk holding its line; else itself
     stamp: tuple[int, int] | None  # the manifest_stamp of the version loaded
     removed: frozenset[str]  # documents earlier versions served that this one no longer has
-    _page_cache: dict[tuple[str, int, str], BaseModel]  # (document, page, model) → a page or part of one
-    _page_offsets: dict[str, np.ndarray]  # document → byte offset of each page in its pages file
-    _page_lock: threading.Lock
+    pages: PageReader  # the stored pages, read one at a time (their cache is its own)
 
 
 def manifest_stamp(folder: Path) -> tuple[int, int] | None:
@@ -170,9 +198,7 @@ def _load_version(
         removed=frozenset(previous.documents.keys() | previous.removed) - set(documents)
         if previous is not None
         else frozenset(),
-        _page_cache={},
-        _page_offsets={},
-        _page_lock=threading.Lock(),
+        pages=PageReader(folder),
     )
 
 
@@ -297,18 +323,4 @@ def _cached_page(index: LoadedIndex, document: str, page: int, model: type[_P]) 
     meta = document_meta(index, document)
     if not 1 <= page <= meta.pages:
         raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
-    key = (document, page, model.__name__)
-    with index._page_lock:
-        cached = index._page_cache.get(key)
-        offsets = index._page_offsets.get(document)
-    if cached is not None:
-        return cached  # type: ignore[return-value]
-    if offsets is None:
-        offsets = page_offsets(index.folder, meta)
-    loaded = read_page(index.folder, meta, page, offsets=offsets, model=model)
-    with index._page_lock:
-        index._page_offsets[document] = offsets
-        if len(index._page_cache) >= PAGE_CACHE_SIZE:
-            index._page_cache.pop(next(iter(index._page_cache)))
-        index._page_cache[key] = loaded
-    return loaded
+    return index.pages.read(meta, page, model)
