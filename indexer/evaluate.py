@@ -142,7 +142,7 @@ class Evaluator:
         modes: tuple[str, ...] = MODES,
         progress: Callable[[int], None] | None = None,
     ) -> dict[str, object]:
-        if self.index.dense is None:
+        if not self.index.storage.dense_search:
             systems = tuple(s for s in systems if s != "dense")
         groups: dict[tuple[str, str, str], Scores] = defaultdict(Scores)
         per_question: list[dict[str, object]] = []

@@ -13,14 +13,13 @@ from typing import TypeVar
 import numpy as np
 from pydantic import BaseModel
 
-from indexer.dense import DenseIndex
 from indexer.docmatch import aliases
 from indexer.embed import Embedder, EmbedderError, make_embedder
 from indexer.errors import IndexLoadError, NotFoundError, QueryError, shown
-from indexer.layout import MANIFEST, Layout
-from indexer.lexical import Bm25Index
+from indexer.layout import MANIFEST
 from indexer.models import Chunk, DocumentMeta, Page, Table
 from indexer.request import MAX_GLOB_CHARS, Filters
+from indexer.storage import LocalStorage
 from indexer.store import (
     ChunkBoxes,
     Manifest,
@@ -38,7 +37,6 @@ logger = logging.getLogger(__name__)
 _P = TypeVar("_P", bound=BaseModel)
 
 PAGE_CACHE_SIZE = 128  # pages (or their tables) parsed from disk (1-4 ms each), the oldest evicted first
-BM25_MMAP_ABOVE = 100_000  # chunks
 
 
 class PageReader:
@@ -77,9 +75,7 @@ class LoadedIndex:
     manifest: Manifest
     chunks: list[Chunk]  # without their boxes (empty lists): those are in chunk_boxes
     chunk_boxes: ChunkBoxes
-    bm25: Bm25Index  # over passages
-    bm25_rows: Bm25Index | None  # over table rows (None in an index built before tables were indexed)
-    dense: DenseIndex | None
+    storage: LocalStorage  # BM25 over passages and table rows, vectors: what search ranks chunks with
     embedder: Embedder | None
     tokenizer: Tokenizer
     documents: dict[str, DocumentMeta]
@@ -152,11 +148,7 @@ def _load_version(
         raise IndexLoadError(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
-    mmap = len(chunks) > BM25_MMAP_ABOVE  # a large index's BM25 matrices stay on disk, paged in as needed
-    bm25 = Bm25Index.load(Layout(folder).bm25, len(chunks), mmap=mmap)
-    table_rows = Layout(folder).table_rows_bm25
-    bm25_rows = Bm25Index.load(table_rows, len(chunks), mmap=mmap) if table_rows.exists() else None
-    dense = embedder = None
+    embedder = None
     if manifest.embedder is not None and with_embedder:
         try:
             reusable = previous.embedder if previous is not None else None
@@ -172,7 +164,7 @@ def _load_version(
                 f"index at {folder} was embedded with {manifest.embedder.id}, but {found} is installed; "
                 "install the same version or rebuild the index"
             )
-        dense = DenseIndex.load(folder)
+    storage = LocalStorage.load(folder, len(chunks), with_dense=embedder is not None)
     documents = {meta.document: meta for meta in manifest.documents}
     for meta in manifest.documents:
         aliases(meta)  # every search matches company names against these: computed now, not on the first search
@@ -186,9 +178,7 @@ def _load_version(
         manifest=manifest,
         chunks=chunks,
         chunk_boxes=chunk_boxes,
-        bm25=bm25,
-        bm25_rows=bm25_rows,
-        dense=dense,
+        storage=storage,
         embedder=embedder,
         tokenizer=tokenizer,
         documents=documents,

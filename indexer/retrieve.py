@@ -175,29 +175,32 @@ def _ranked_lists(
 ) -> list[RankedList]:
     lists: list[RankedList] = []
     recipe = options.recipe
-    dense_ready = index.dense is not None and index.embedder is not None and "dense" in options.retrievers
+    storage = index.storage
+    embedder = index.embedder if storage.dense_search and "dense" in options.retrievers else None
     searchable = False
     for variant in variants:
         tokens = index.tokenizer.tokenize(variant.text)
         searchable = searchable or bool(tokens)
         if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
-            rows, _ = index.bm25.top_k(tokens, depth, allowed)
+            rows = storage.passages(tokens, depth, allowed)
             lists.append(RankedList(f"bm25:{variant.reason}", rows.tolist(), weights.bm25_weight * variant.weight))
-            if index.bm25_rows is not None:
-                rows, _ = index.bm25_rows.top_k(tokens, depth, allowed)
+            table_rows = storage.table_rows(tokens, depth, allowed)
+            if table_rows is not None:
                 weight = weights.bm25_weight * variant.weight * recipe.table_rows_weight
                 if weights.kind in recipe.table_row_questions and weight > 0:
                     lists.append(
-                        RankedList(f"bm25:table_rows:{variant.reason}", _passages(index, rows.tolist()), weight)
+                        RankedList(f"bm25:table_rows:{variant.reason}", _passages(index, table_rows.tolist()), weight)
                     )
                 content = [t for t in tokens if t not in names]
                 if len(content) != len(tokens):
-                    rows, _ = index.bm25_rows.top_k(content, depth, allowed)
-                _best_rows(index, rows.tolist(), best_rows, recipe.row_candidates)
-    if dense_ready:
+                    table_rows = storage.table_rows(content, depth, allowed)
+                _best_rows(index, (table_rows if table_rows is not None else rows[:0]).tolist(), best_rows,
+                           recipe.row_candidates)  # fmt: skip
+    dense_ready = embedder is not None
+    if embedder is not None:
         variant = _dense_query(variants)
-        vector = index.embedder.embed_queries([variant.text])[0]  # type: ignore[union-attr]
-        rows, _ = index.dense.top_k(vector, depth, allowed)  # type: ignore[union-attr]
+        vector = embedder.embed_queries([variant.text])[0]
+        rows = storage.nearest(vector, depth, allowed)
         lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))
     if not searchable and not dense_ready:
         raise QueryError(

@@ -51,7 +51,7 @@ def list_documents_tool(index: LoadedIndex) -> DocumentList:
         DocumentInfo(**meta.model_dump(exclude={"sha256"}))
         for meta in sorted(index.manifest.documents, key=lambda m: m.document)
     ]
-    return DocumentList(documents=docs, chunk_count=len(index.chunks), dense_search=index.dense is not None)
+    return DocumentList(documents=docs, chunk_count=len(index.chunks), dense_search=index.storage.dense_search)
 
 
 def search_reports_tool(index: LoadedIndex, request: SearchRequest) -> SearchResult:
@@ -86,7 +86,7 @@ def search_reports_tool(index: LoadedIndex, request: SearchRequest) -> SearchRes
         query=request.query,
         hits=out,
         searched_documents=len(outcome.scope) if outcome.scope is not None else len(index.documents),
-        dense_search=index.dense is not None,
+        dense_search=index.storage.dense_search,
     )
 
 

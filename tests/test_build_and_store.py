@@ -150,7 +150,7 @@ def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: 
     assert second.reused_documents == 1  # the unchanged file's pages come from the index, not a parse
     assert second.reused_vectors == first.embedded  # its chunks are not embedded again
     after = load_index(index_dir, cache_dir)
-    broker_embedded = sum(1 for row in after.dense.rows if after.chunks[row].document == BROKER.name)
+    broker_embedded = sum(1 for row in after.storage.dense.rows if after.chunks[row].document == BROKER.name)
     assert broker_embedded > 0 and second.embedded - second.reused_vectors == broker_embedded
     sifang_only = glob.escape(SIFANG.name)
     hits_after = [(h.chunk_id, h.page, h.content) for h in search(after, question, top_k=5, documents=sifang_only)]

@@ -69,6 +69,6 @@ def test_bm25_only_index_is_served_without_dense_search(tmp_path: Path, cache_di
         == 0
     )
     index = load_index(tmp_path / "idx", cache_dir)
-    assert index.dense is None and not list_documents_tool(index).dense_search
+    assert not index.storage.dense_search and not list_documents_tool(index).dense_search
     hits = search(index, "金刚线 产能", top_k=3)
     assert hits and all(h.dense_rank is None for h in hits)

@@ -119,9 +119,11 @@ def test_chinese_table_wrapped_labels_and_a_header_row_inside(parsed: dict[str, 
 
 def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) -> None:
     rows = [c for c in samples_index.chunks if c.kind == "table_row"]
-    assert rows and samples_index.bm25_rows is not None
+    assert rows and samples_index.storage.bm25_rows is not None
     assert all(c.parent is not None and c.table_ref is not None for c in rows if c.page == 4)
-    assert not any(c.kind == "table_row" for row in samples_index.dense.rows for c in [samples_index.chunks[row]])
+    assert not any(
+        c.kind == "table_row" for row in samples_index.storage.dense.rows for c in [samples_index.chunks[row]]
+    )
 
     hits = search(samples_index, "四方科技 2019年 总资产", top_k=5)
     top = hits[0]

@@ -183,13 +183,13 @@ def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cach
 
     report = add_documents(_settings(index_dir, cache_dir), [tmp_path / "bestbuy_p21.pdf"])
     after = load_index(index_dir, cache_dir)
-    assert after.dense is not None and before.dense is not None  # the index keeps its embedder
-    new_chunks = sum(1 for row in after.dense.rows if after.chunks[row].document == "bestbuy_p21.pdf")
+    assert after.storage.dense is not None and before.storage.dense is not None  # the index keeps its embedder
+    new_chunks = sum(1 for row in after.storage.dense.rows if after.chunks[row].document == "bestbuy_p21.pdf")
     assert report.reused_documents == 20
     assert report.reused_vectors == first.embedded and report.embedded - report.reused_vectors == new_chunks > 0
 
     def others(index):  # type: ignore[no-untyped-def]
-        vectors = dict(zip(index.dense.rows.tolist(), index.dense.vectors(), strict=True))
+        vectors = dict(zip(index.storage.dense.rows.tolist(), index.storage.dense.vectors(), strict=True))
         return {
             c.chunk_id: (c.text, index.chunk_boxes.of(row), vectors[row].tobytes() if row in vectors else None)
             for row, c in enumerate(index.chunks)
