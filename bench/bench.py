@@ -32,11 +32,12 @@ from session_flood import run_flood_test
 from stats import percentile
 from synthetic import build_synthetic
 
-from indexer.build import build_index, folder_sources
-from indexer.parse import PdfParser
-from indexer.reader import load_index
-from indexer.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, search
-from indexer.settings import BuildSettings, default_cache_dir
+from indexer.index.reader import load_index
+from indexer.ingest.build import build_index
+from indexer.ingest.parse import PdfParser
+from indexer.ingest.settings import BuildSettings, default_cache_dir
+from indexer.ingest.sources import folder_sources
+from indexer.search.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, search
 
 # Analyst-style queries, each asked once per run (no query repeats, so no answer comes from a warm cache of
 # that query): 50 English, 50 Chinese.

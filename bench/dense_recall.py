@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.dense import DenseIndex
+from indexer.index.dense import DenseIndex
 
 
 def noisy(vectors: np.ndarray, noise: float, rng: np.random.Generator) -> np.ndarray:

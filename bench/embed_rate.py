@@ -14,8 +14,8 @@ import os
 import time
 from pathlib import Path
 
-from indexer.embed import make_embedder
-from indexer.store import read_chunks, read_manifest
+from indexer.index.embed import make_embedder
+from indexer.index.store import read_chunks, read_manifest
 
 
 def main() -> int:

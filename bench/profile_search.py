@@ -13,9 +13,9 @@ from pathlib import Path
 from pyinstrument import Profiler
 
 from bench import QUERIES
-from indexer.reader import load_index
-from indexer.request import SearchRequest
-from indexer.settings import default_cache_dir
+from indexer.index.reader import load_index
+from indexer.ingest.settings import default_cache_dir
+from indexer.search.request import SearchRequest
 from mcp_server.tools import search_reports_tool
 
 

@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pdfplumber
 
-from indexer.models import Box
-from indexer.quotes import locate_on_page
-from indexer.reader import get_page, load_index
-from indexer.settings import default_cache_dir
-from indexer.store import pdf_file
-from indexer.tokenize import normalize_text
+from indexer.core.models import Box
+from indexer.core.tokenize import normalize_text
+from indexer.evidence.quotes import locate_on_page
+from indexer.index.reader import get_page, load_index
+from indexer.index.store import pdf_file
+from indexer.ingest.settings import default_cache_dir
 
 
 def _alnum(text: str) -> str:

@@ -26,21 +26,21 @@ from pathlib import Path
 import numpy as np
 from dense_recall import noisy
 
-from indexer.build import write_bm25
-from indexer.dense import DenseIndex
-from indexer.layout import STORED_BY_DOCUMENT
-from indexer.lexical import Bm25Settings
-from indexer.models import Chunk, DocumentMeta
-from indexer.publish import publish, staging_folder
-from indexer.settings import default_cache_dir
-from indexer.store import (
+from indexer.core.models import Chunk, DocumentMeta
+from indexer.core.tokenize import Tokenizer
+from indexer.index.dense import DenseIndex
+from indexer.index.layout import STORED_BY_DOCUMENT
+from indexer.index.lexical import Bm25Settings
+from indexer.index.publish import publish, staging_folder
+from indexer.index.store import (
     EmbedderInfo,
     read_chunks,
     read_manifest,
     write_chunks,
     write_manifest,
 )
-from indexer.tokenize import Tokenizer
+from indexer.ingest.build import write_bm25
+from indexer.ingest.settings import default_cache_dir
 
 VECTOR_NOISE = 0.3  # as bench/dense_recall.py: copies stay near their source, distinct from it and each other
 SHARED = STORED_BY_DOCUMENT  # the documents' pages, PDFs and sources: linked, not copied

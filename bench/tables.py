@@ -1,4 +1,4 @@
-"""Table extraction — LiteParse layout blocks, pdfplumber, and ours (indexer/tables.py: LiteParse's regions and
+"""Table extraction — LiteParse layout blocks, pdfplumber, and ours (indexer/ingest/tables.py: LiteParse's regions and
 row bands, cells from our own spans) — on reference tables with known values; and, over a folder of filings,
 how many 'Total' figures equal the sum of the rows they total.
 
@@ -18,9 +18,9 @@ from pathlib import Path
 import pdfplumber
 from liteparse import LiteParse
 
-from indexer.chunk import ChunkSettings, mark_furniture
-from indexer.parse import PdfParser
-from indexer.tables import check_totals, with_tables
+from indexer.ingest.chunk import ChunkSettings, mark_furniture
+from indexer.ingest.parse import PdfParser
+from indexer.ingest.tables import check_totals, with_tables
 
 NICS = "pdfplumber_nics-background-checks-2015-11.pdf"
 CJK_TABLES = "pdfplumber_issue-336-example.pdf"

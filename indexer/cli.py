@@ -11,8 +11,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from indexer.build import BuildReport, add_documents, build_index, remove_documents
-from indexer.edgar import (
+from indexer.core.errors import FilingsError
+from indexer.index.embed import DEFAULT_EMBEDDER
+from indexer.index.publish import check_index_target
+from indexer.index.reader import load_index
+from indexer.index.store import read_manifest
+from indexer.index.verify import verify_index
+from indexer.ingest.build import BuildReport, add_documents, build_index, remove_documents
+from indexer.ingest.edgar import (
     SEC_DATA_URL,
     SEC_WWW_URL,
     USER_AGENT_ENV,
@@ -24,17 +30,11 @@ from indexer.edgar import (
     parse_since,
     resolve_cik,
 )
-from indexer.embed import DEFAULT_EMBEDDER
-from indexer.errors import FilingsError
-from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
-from indexer.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
-from indexer.publish import check_index_target
-from indexer.reader import load_index
-from indexer.request import MAX_TOP_K, SearchRequest
-from indexer.retrieve import run_search
-from indexer.settings import BuildSettings, default_cache_dir
-from indexer.store import read_manifest
-from indexer.verify import verify_index
+from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
+from indexer.ingest.settings import BuildSettings, default_cache_dir
+from indexer.search.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
+from indexer.search.request import MAX_TOP_K, SearchRequest
+from indexer.search.retrieve import run_search
 
 logger = logging.getLogger(__name__)
 

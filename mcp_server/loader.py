@@ -13,8 +13,8 @@ import threading
 import time
 from pathlib import Path
 
-from indexer.errors import IndexLoadError
-from indexer.reader import LoadedIndex, load_index, manifest_stamp
+from indexer.core.errors import IndexLoadError
+from indexer.index.reader import LoadedIndex, load_index, manifest_stamp
 
 logger = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ from mcp.types import TextContent
 from pydantic import BaseModel, Field
 from starlette.middleware import Middleware
 
-from indexer.errors import FilingsError
-from indexer.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
-from indexer.store import read_manifest
+from indexer.core.errors import FilingsError
+from indexer.index.store import read_manifest
+from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.auth import SharedTokenVerifier
 from mcp_server.http_guard import HostOriginGuard, HostPolicy, SessionLimiter
 from mcp_server.loader import IndexLoader

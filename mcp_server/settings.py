@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from indexer.errors import FilingsError
-from indexer.settings import default_cache_dir
+from indexer.core.errors import FilingsError
+from indexer.ingest.settings import default_cache_dir
 from mcp_server.auth import TOKEN_ENV, is_loopback
 from mcp_server.http_guard import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_IDLE_TIMEOUT_S
 

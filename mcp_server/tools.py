@@ -6,14 +6,14 @@ import json
 import unicodedata
 from collections import Counter
 
-from indexer.errors import NotFoundError
-from indexer.models import Box, Cell
-from indexer.quotes import locate
-from indexer.reader import LoadedIndex, document_meta, get_page, pdf_path
-from indexer.render import render_png
-from indexer.request import SearchRequest
-from indexer.retrieve import run_search
-from indexer.store import Manifest
+from indexer.core.errors import NotFoundError
+from indexer.core.models import Box, Cell
+from indexer.evidence.quotes import locate
+from indexer.evidence.render import render_png
+from indexer.index.reader import LoadedIndex, document_meta, get_page, pdf_path
+from indexer.index.store import Manifest
+from indexer.search.request import SearchRequest
+from indexer.search.retrieve import run_search
 from mcp_server.types import (
     BoundingBox,
     DocumentInfo,

@@ -8,10 +8,10 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from indexer.build import build_index
-from indexer.models import Box
-from indexer.reader import LoadedIndex, load_index
-from indexer.settings import BuildSettings
+from indexer.core.models import Box
+from indexer.index.reader import LoadedIndex, load_index
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 # The project's read-only shared material (recorded EDGAR responses, corpora), beside the project folder.

@@ -21,12 +21,12 @@ import pytest
 from fastmcp import Client
 
 from bench.session_flood import run as flood
-from indexer.build import build_index
-from indexer.layout import OWNER_MARK
-from indexer.publish import RETIRED_GRACE_S
-from indexer.settings import BuildSettings
-from indexer.store import read_manifest
-from indexer.store import sha256_file as store_sha256
+from indexer.index.layout import OWNER_MARK
+from indexer.index.publish import RETIRED_GRACE_S
+from indexer.index.store import read_manifest
+from indexer.index.store import sha256_file as store_sha256
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
 from mcp_server.loader import IndexLoader
 from mcp_server.server import build_server
 from mcp_server.settings import ServerSettings

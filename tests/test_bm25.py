@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from indexer.lexical import Bm25Index, Bm25Settings, top_rows
+from indexer.index.lexical import Bm25Index, Bm25Settings, top_rows
 
 CORPUS = [
     "营业收入 同比 下降 营业收入 2019",

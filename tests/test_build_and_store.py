@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from indexer.build import build_index
-from indexer.errors import FilingsError, IndexLoadError
-from indexer.layout import OWNER_MARK, SCHEMA_VERSION
-from indexer.reader import get_page, load_index
-from indexer.retrieve import search
-from indexer.settings import BuildSettings
-from indexer.store import read_chunks, read_manifest
+from indexer.core.errors import FilingsError, IndexLoadError
+from indexer.index.layout import OWNER_MARK, SCHEMA_VERSION
+from indexer.index.reader import get_page, load_index
+from indexer.index.store import read_chunks, read_manifest
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
+from indexer.search.retrieve import search
 from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
 
 

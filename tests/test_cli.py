@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.reader import load_index
-from indexer.retrieve import search
+from indexer.index.reader import load_index
+from indexer.search.retrieve import search
 from mcp_server.tools import list_documents_tool
 from tests.conftest import BROKER, ROOT
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from indexer.dense import DenseIndex
+from indexer.index.dense import DenseIndex
 
 
 def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:

@@ -2,8 +2,8 @@
 
 import pytest
 
-from indexer.docmatch import aliases, focus, names_company, question_forms, question_years
-from indexer.models import DocumentMeta
+from indexer.core.docmatch import aliases, focus, names_company, question_forms, question_years
+from indexer.core.models import DocumentMeta
 
 
 def _meta(document: str, **fields: object) -> DocumentMeta:

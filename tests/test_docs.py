@@ -7,15 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.build import build_index
-from indexer.layout import FORMAT, describe
-from indexer.settings import BuildSettings
+from indexer.index.layout import FORMAT, describe
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
 from tests.conftest import BROKER, ROOT, docs_folder
 
 
 def test_the_index_format_page_is_generated_from_the_layout() -> None:
     page = (ROOT / "docs" / "index-format.md").read_text(encoding="utf-8")
-    assert page == describe(), "docs/index-format.md is stale: run `python -m indexer.layout > docs/index-format.md`"
+    assert page == describe(), (
+        "docs/index-format.md is stale: run `python -m indexer.index.layout > docs/index-format.md`"
+    )
 
 
 def _pattern(path: str) -> re.Pattern[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from indexer.cli import main as cli_main
-from indexer.edgar import (
+from indexer.ingest.edgar import (
     EdgarClient,
     EdgarError,
     EdgarSettings,

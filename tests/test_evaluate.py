@@ -5,9 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.evaluate import Evaluator, Question, page_metrics
-from indexer.reader import LoadedIndex
-from indexer.recipe import DEFAULT_RECIPE, Recipe
+from indexer.index.reader import LoadedIndex
+from indexer.search.evaluate import Evaluator, Question, page_metrics
+from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from tests.conftest import ROOT, SIFANG
 
 QUESTIONS = [

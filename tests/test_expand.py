@@ -1,4 +1,4 @@
-from indexer.expand import expand, glossary, glossary_terms, period_terms
+from indexer.search.expand import expand, glossary, glossary_terms, period_terms
 
 
 def test_quarters_are_spelled_every_way() -> None:

@@ -1,6 +1,6 @@
 import pytest
 
-from indexer.fusion import RRF_K, RankedList, reciprocal_rank_fusion
+from indexer.search.fusion import RRF_K, RankedList, reciprocal_rank_fusion
 
 
 def test_rrf_sums_weighted_reciprocal_ranks() -> None:

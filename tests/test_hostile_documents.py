@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from indexer.build import build_index
-from indexer.errors import DocumentError
-from indexer.parse import PdfParser
-from indexer.reader import load_index
-from indexer.retrieve import search
-from indexer.settings import BuildSettings
-from indexer.verify import verify_index
+from indexer.core.errors import DocumentError
+from indexer.index.reader import load_index
+from indexer.index.verify import verify_index
+from indexer.ingest.build import build_index
+from indexer.ingest.parse import PdfParser
+from indexer.ingest.settings import BuildSettings
+from indexer.search.retrieve import search
 from tests.conftest import MGM
 from tests.hostile_docs import ODD_NAMES, make_corpus, many_text_items
 
@@ -62,7 +62,7 @@ def test_every_failure_is_named_and_the_rest_is_indexed(hostile_build, cache_dir
 
 
 def read_docs(index_dir: Path):  # type: ignore[no-untyped-def]
-    from indexer.store import read_manifest
+    from indexer.index.store import read_manifest
 
     return read_manifest(index_dir).documents
 

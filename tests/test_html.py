@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from indexer.build import add_documents, build_index
 from indexer.cli import main as cli_main
-from indexer.convert import _local_fetcher
-from indexer.reader import load_index
-from indexer.settings import BuildSettings
-from indexer.store import pdf_file, source_file
+from indexer.index.reader import load_index
+from indexer.index.store import pdf_file, source_file
+from indexer.ingest.build import add_documents, build_index
+from indexer.ingest.convert import _local_fetcher
+from indexer.ingest.settings import BuildSettings
 from mcp_server.tools import get_page_tool, locate_quote_tool, render_page_tool
 from tests.conftest import BROKER, ROOT, text_under
 from tests.edgar_server import RECORDED, Faults, edgar_server

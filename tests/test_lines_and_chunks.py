@@ -1,8 +1,15 @@
 import itertools
 
-from indexer.chunk import ChunkSettings, chunk_page, estimate_tokens, is_boilerplate, is_contents_page, mark_furniture
-from indexer.lines import RawItem, group_lines
-from indexer.models import Box, Line, Page, Span
+from indexer.core.models import Box, Line, Page, Span
+from indexer.ingest.chunk import (
+    ChunkSettings,
+    chunk_page,
+    estimate_tokens,
+    is_boilerplate,
+    is_contents_page,
+    mark_furniture,
+)
+from indexer.ingest.lines import RawItem, group_lines
 
 
 def _line(text: str, top: float, page: int = 1, x0: float = 50.0) -> Line:

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.errors import DocumentError
-from indexer.parse import PdfParser
+from indexer.core.errors import DocumentError
+from indexer.ingest.parse import PdfParser
 from tests.conftest import BESTBUY_10Q, BROKER, SIFANG, text_under
 
 
@@ -92,8 +92,8 @@ def test_encrypted_pdf_asks_for_a_password(parser: PdfParser, tmp_path: Path) ->
 def test_ocr_without_local_language_data_refuses_instead_of_downloading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import indexer.parse as parse_module
-    from indexer.errors import FilingsError
+    import indexer.ingest.parse as parse_module
+    from indexer.core.errors import FilingsError
 
     monkeypatch.delenv("TESSDATA_PREFIX", raising=False)
     monkeypatch.setattr(parse_module, "_SYSTEM_TESSDATA", ())

@@ -2,10 +2,10 @@
 
 import pytest
 
-from indexer.errors import QueryError
-from indexer.models import Box, Line, Page, Span
-from indexer.quotes import check_quote, locate, locate_on_page
-from indexer.reader import LoadedIndex, document_meta, get_page
+from indexer.core.errors import QueryError
+from indexer.core.models import Box, Line, Page, Span
+from indexer.evidence.quotes import check_quote, locate, locate_on_page
+from indexer.index.reader import LoadedIndex, document_meta, get_page
 from tests.conftest import BESTBUY_10Q, SIFANG, text_under
 
 

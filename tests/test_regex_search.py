@@ -2,9 +2,9 @@ import time
 
 import pytest
 
-from indexer.errors import QueryError
-from indexer.models import Box, Chunk
-from indexer.regex_search import compile_pattern, regex_budget, regex_matches
+from indexer.core.errors import QueryError
+from indexer.core.models import Box, Chunk
+from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 
 
 def _chunk(text: str, n: int) -> Chunk:

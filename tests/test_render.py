@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from indexer.errors import QueryError
-from indexer.reader import LoadedIndex, pdf_path
-from indexer.render import MAX_SIDE_PX, render_png
+from indexer.core.errors import QueryError
+from indexer.evidence.render import MAX_SIDE_PX, render_png
+from indexer.index.reader import LoadedIndex, pdf_path
 from mcp_server.tools import render_page_tool
 from tests.conftest import SIFANG
 

@@ -1,6 +1,6 @@
 import pytest
 
-from indexer.routing import classify, route
+from indexer.search.routing import classify, route
 
 
 @pytest.mark.parametrize(

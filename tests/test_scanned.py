@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from indexer.build import build_index
-from indexer.parse import PdfParser, find_tessdata
-from indexer.reader import load_index
-from indexer.retrieve import search
-from indexer.settings import BuildSettings
+from indexer.index.reader import load_index
+from indexer.ingest.build import build_index
+from indexer.ingest.parse import PdfParser, find_tessdata
+from indexer.ingest.settings import BuildSettings
+from indexer.search.retrieve import search
 from mcp_server.tools import get_page_tool, list_documents_tool
 from tests.conftest import ROOT, SIFANG, docs_folder
 

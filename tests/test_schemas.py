@@ -11,8 +11,8 @@ import pytest
 from fastmcp.utilities.json_schema import compress_schema
 from pydantic import BaseModel
 
-from indexer.reader import LoadedIndex
-from indexer.request import SearchRequest
+from indexer.index.reader import LoadedIndex
+from indexer.search.request import SearchRequest
 from mcp_server.schemas import output_schema
 from mcp_server.tools import get_page_tool, list_documents_tool, locate_quote_tool, search_reports_tool
 from mcp_server.types import DocumentList, PageResult, QuoteLocation, SearchResult

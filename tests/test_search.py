@@ -2,10 +2,10 @@
 
 import pytest
 
-from indexer.errors import NotFoundError, QueryError
-from indexer.reader import LoadedIndex, get_page
-from indexer.request import SearchRequest
-from indexer.retrieve import run_search, search
+from indexer.core.errors import NotFoundError, QueryError
+from indexer.index.reader import LoadedIndex, get_page
+from indexer.search.request import SearchRequest
+from indexer.search.retrieve import run_search, search
 from mcp_server.tools import list_documents_tool
 from tests.conftest import BROKER, SAMPLES, SIFANG, text_under
 

@@ -1,5 +1,5 @@
-from indexer.models import Box, Line, Span
-from indexer.sections import heading_label, question_sections
+from indexer.core.models import Box, Line, Span
+from indexer.core.sections import heading_label, question_sections
 
 
 def _lines(*texts: str) -> list[Line]:

@@ -6,12 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from indexer.build import build_index
-from indexer.embed import EmbedderError, make_embedder
-from indexer.reader import load_index
-from indexer.retrieve import search
-from indexer.settings import BuildSettings
-from indexer.store import read_manifest
+from indexer.index.embed import EmbedderError, make_embedder
+from indexer.index.reader import load_index
+from indexer.index.store import read_manifest
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
+from indexer.search.retrieve import search
 from tests.conftest import MGM
 
 if os.environ.get("FILINGS_REQUIRE_ST"):  # `make test-st`: the backend must be there, never skipped

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from indexer.chunk import ChunkSettings, mark_furniture
-from indexer.models import Page, Table
-from indexer.parse import PdfParser
-from indexer.reader import LoadedIndex
-from indexer.retrieve import search
-from indexer.tables import check_totals, find_tables, is_value, parse_value
+from indexer.core.models import Page, Table
+from indexer.index.reader import LoadedIndex
+from indexer.ingest.chunk import ChunkSettings, mark_furniture
+from indexer.ingest.parse import PdfParser
+from indexer.ingest.tables import check_totals, find_tables, is_value, parse_value
+from indexer.search.retrieve import search
 from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, text_under
 
 NICS = ROOT / "tests" / "pdfs" / "pdfplumber_nics-background-checks-2015-11.pdf"

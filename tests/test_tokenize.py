@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.tokenize import Tokenizer, normalize_number, normalize_text
+from indexer.core.tokenize import Tokenizer, normalize_number, normalize_text
 
 
 @pytest.fixture(scope="module")

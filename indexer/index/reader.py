@@ -1,0 +1,249 @@
+"""Query side, index access: load an index folder, resolve document filters, serve pages."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+from pydantic import BaseModel
+
+from indexer.core.docmatch import aliases
+from indexer.core.errors import IndexLoadError, NotFoundError, shown
+from indexer.core.models import Chunk, DocumentMeta, Page, Table
+from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
+from indexer.index.embed import Embedder, EmbedderError, make_embedder
+from indexer.index.layout import MANIFEST
+from indexer.index.storage import LocalStorage
+from indexer.index.store import (
+    ChunkBoxes,
+    Manifest,
+    PageLines,
+    PageTables,
+    page_offsets,
+    pdf_file,
+    read_chunks_compact,
+    read_manifest,
+    read_page,
+)
+
+logger = logging.getLogger(__name__)
+_P = TypeVar("_P", bound=BaseModel)
+
+PAGE_CACHE_SIZE = 128  # pages (or their tables) parsed from disk (1-4 ms each), the oldest evicted first
+
+
+class PageReader:
+    """A version's stored pages, read one at a time (a seek and a line) and kept in a small cache shared by the
+    threads that answer calls; the oldest is evicted first."""
+
+    def __init__(self, folder: Path, size: int = PAGE_CACHE_SIZE) -> None:
+        self._folder = folder
+        self._size = size
+        self._cache: dict[tuple[str, int, str], BaseModel] = {}  # (document, page, model) → a page or part of one
+        self._offsets: dict[str, np.ndarray] = {}  # document → byte offset of each page in its pages file
+        self._lock = threading.Lock()
+
+    def read(self, meta: DocumentMeta, number: int, model: type[_P]) -> _P:
+        """Page ``number`` of a document (checked by the caller), as ``model`` (a page or a part of one)."""
+        key = (meta.document, number, model.__name__)
+        with self._lock:
+            cached = self._cache.get(key)
+            offsets = self._offsets.get(meta.document)
+        if cached is not None:
+            return cached  # type: ignore[return-value]
+        if offsets is None:
+            offsets = page_offsets(self._folder, meta)
+        loaded = read_page(self._folder, meta, number, offsets=offsets, model=model)
+        with self._lock:
+            self._offsets[meta.document] = offsets
+            if len(self._cache) >= self._size:
+                self._cache.pop(next(iter(self._cache)))
+            self._cache[key] = loaded
+        return loaded
+
+
+@dataclass
+class LoadedIndex:
+    folder: Path
+    manifest: Manifest
+    chunks: list[Chunk]  # without their boxes (empty lists): those are in chunk_boxes
+    chunk_boxes: ChunkBoxes
+    storage: LocalStorage  # BM25 over passages and table rows, vectors: what search ranks chunks with
+    embedder: Embedder | None
+    tokenizer: Tokenizer
+    documents: dict[str, DocumentMeta]
+    chunk_document_rows: dict[str, np.ndarray]
+    parent_rows: np.ndarray  # for a table-row chunk, the row of the body chunk holding its line; else itself
+    stamp: tuple[int, int] | None  # the manifest_stamp of the version loaded
+    removed: frozenset[str]  # documents earlier versions served that this one no longer has
+    pages: PageReader  # the stored pages, read one at a time (their cache is its own)
+
+
+def manifest_stamp(folder: Path) -> tuple[int, int] | None:
+    """What identifies a published index version: its manifest's inode and modification time (a publish swaps
+    the whole folder, so both change); None if there is no manifest."""
+    try:
+        stat = (folder / MANIFEST).stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns
+
+
+LOAD_ATTEMPTS = 3
+
+
+def load_index(
+    folder: Path, cache_dir: Path, *, with_embedder: bool = True, previous: LoadedIndex | None = None
+) -> LoadedIndex:
+    """Load everything a search needs; rebuild tokenizer and embedder from the manifest (or take them from
+    ``previous``, an earlier version of the same index, when they are the same).
+
+    A build may publish a new version while this reads: the load is retried until the version it started
+    with is the one it finished with, so the files loaded are always of one version.
+    """
+    for attempt in range(1, LOAD_ATTEMPTS + 1):
+        stamp = manifest_stamp(folder)
+        try:
+            index = _load_version(folder, cache_dir, with_embedder, previous, stamp)
+        except (IndexLoadError, OSError) as exc:
+            if attempt < LOAD_ATTEMPTS and manifest_stamp(folder) != stamp:
+                continue  # swapped under us: read the new version
+            if isinstance(exc, IndexLoadError):
+                raise
+            raise IndexLoadError(f"cannot read the index at {folder} ({exc}); rebuild it") from exc
+        if manifest_stamp(folder) == stamp:
+            return index
+        logger.info("index at %s changed while loading; loading again", folder)
+    raise IndexLoadError(f"index at {folder} keeps changing while it loads; try again when the build has finished")
+
+
+def _load_version(
+    folder: Path,
+    cache_dir: Path,
+    with_embedder: bool,
+    previous: LoadedIndex | None,
+    stamp: tuple[int, int] | None,
+) -> LoadedIndex:
+    folder = folder.resolve()  # the version folder: this index reads its own version to the end
+    manifest = read_manifest(folder)
+    if manifest.tokenizer.get("id") != TOKENIZER_ID:
+        raise IndexLoadError(
+            f"index at {folder} was tokenized with {manifest.tokenizer.get('id')!r}, this version uses "
+            f"{TOKENIZER_ID!r}; rebuild it with `filings-index build`"
+        )
+    if previous is not None:
+        tokenizer = previous.tokenizer
+    else:
+        tokenizer = Tokenizer(cache_dir / "jieba")
+        tokenizer.warm_up()
+    chunks, chunk_boxes = read_chunks_compact(folder)
+    if len(chunks) != manifest.chunk_count:
+        raise IndexLoadError(
+            f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
+        )
+    embedder = None
+    if manifest.embedder is not None and with_embedder:
+        try:
+            reusable = previous.embedder if previous is not None else None
+            if reusable is not None and reusable.id == manifest.embedder.id:
+                embedder = reusable
+            else:
+                embedder = make_embedder(manifest.embedder.spec)
+        except EmbedderError as exc:
+            raise IndexLoadError(f"cannot load the embedder this index was built with: {exc}") from exc
+        if embedder is None or embedder.id != manifest.embedder.id:
+            found = embedder.id if embedder is not None else "none"
+            raise IndexLoadError(
+                f"index at {folder} was embedded with {manifest.embedder.id}, but {found} is installed; "
+                "install the same version or rebuild the index"
+            )
+    storage = LocalStorage.load(folder, len(chunks), with_dense=embedder is not None)
+    documents = {meta.document: meta for meta in manifest.documents}
+    for meta in manifest.documents:
+        aliases(meta)  # every search matches company names against these: computed now, not on the first search
+    row_of = {chunk.chunk_id: row for row, chunk in enumerate(chunks)}
+    parents = np.array([row_of.get(c.parent, row) if c.parent else row for row, c in enumerate(chunks)], np.int64)
+    rows_by_doc: dict[str, list[int]] = {}
+    for row, chunk in enumerate(chunks):
+        rows_by_doc.setdefault(chunk.document, []).append(row)
+    return LoadedIndex(
+        folder=folder,
+        manifest=manifest,
+        chunks=chunks,
+        chunk_boxes=chunk_boxes,
+        storage=storage,
+        embedder=embedder,
+        tokenizer=tokenizer,
+        documents=documents,
+        chunk_document_rows={doc: np.array(rows, dtype=np.int64) for doc, rows in rows_by_doc.items()},
+        parent_rows=parents,
+        stamp=stamp,
+        removed=frozenset(previous.documents.keys() | previous.removed) - set(documents)
+        if previous is not None
+        else frozenset(),
+        pages=PageReader(folder),
+    )
+
+
+_NAMED_IN_ERRORS = 20
+
+
+def document_names(index: LoadedIndex) -> str:
+    """The index's document names for a message (the first few, then how many more)."""
+    names = sorted(index.documents)
+    more = f" … and {len(names) - _NAMED_IN_ERRORS} more (call list_documents)" if len(names) > _NAMED_IN_ERRORS else ""
+    return ", ".join(names[:_NAMED_IN_ERRORS]) + more
+
+
+def allowed_rows(index: LoadedIndex, names: list[str] | None) -> np.ndarray | None:
+    if names is None:
+        return None
+    parts = [index.chunk_document_rows[n] for n in names if n in index.chunk_document_rows]
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:
+    meta = index.documents.get(document)
+    if meta is None and document in index.removed:
+        raise NotFoundError(
+            f"{shown(document)} is no longer in the index (it was removed); call list_documents for what it holds now"
+        )
+    if meta is None:
+        raise NotFoundError(
+            f"unknown document {shown(document)}; call list_documents, valid names are: {document_names(index)}"
+        )
+    return meta
+
+
+def pdf_path(index: LoadedIndex, document: str) -> Path:
+    """The PDF as indexed, kept inside the index folder."""
+    path = pdf_file(index.folder, document_meta(index, document))
+    if not path.is_file():
+        raise IndexLoadError(f"{document} has no stored PDF in {index.folder}; rebuild the index with this version")
+    return path
+
+
+def get_page(index: LoadedIndex, document: str, page: int) -> Page:
+    """One page with its lines and boxes; only documents of this index, pages 1..N."""
+    return _cached_page(index, document, page, Page)
+
+
+def get_page_lines(index: LoadedIndex, document: str, page: int) -> PageLines:
+    """One page's size and lines as stored (JSON objects), for code that needs a few of its lines."""
+    return _cached_page(index, document, page, PageLines)
+
+
+def get_page_tables(index: LoadedIndex, document: str, page: int) -> list[Table]:
+    """The tables of one page (cheaper than the whole page: its lines are not built)."""
+    return _cached_page(index, document, page, PageTables).tables
+
+
+def _cached_page(index: LoadedIndex, document: str, page: int, model: type[_P]) -> _P:
+    meta = document_meta(index, document)
+    if not 1 <= page <= meta.pages:
+        raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
+    return index.pages.read(meta, page, model)

@@ -1,0 +1,74 @@
+"""Where the chunks are indexed for retrieval, behind the narrow interface search needs: ranked chunk rows for a
+query's tokens (passages; table rows) and for a query vector, each restricted to allowed chunk rows.
+
+``LocalStorage`` is today's files in the index folder (bm25s + FAISS). A distributed engine (the scale issue:
+Milvus) plugs in here; fusion, routing, highlights, quotes, pages and PDFs stay above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from indexer.index.dense import DenseIndex
+from indexer.index.layout import Layout
+from indexer.index.lexical import Bm25Index
+
+BM25_MMAP_ABOVE = 100_000  # chunks: a large index's BM25 matrices stay on disk, paged in as needed
+
+
+class Storage(Protocol):
+    @property
+    def dense_search(self) -> bool:
+        """Whether vectors are indexed (an index built with `--embedder none` has none)."""
+        ...
+
+    def passages(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        """Chunk rows of the passages best matching ``tokens`` (BM25), best first."""
+        ...
+
+    def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
+        """Chunk rows of the table rows best matching ``tokens`` (their own BM25), or None if not indexed."""
+        ...
+
+    def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        """Chunk rows of the vectors nearest ``vector``, best first."""
+        ...
+
+
+@dataclass(frozen=True)
+class LocalStorage:
+    """bm25s over passages and over table rows, FAISS over the embedded passages: files of the index folder."""
+
+    bm25: Bm25Index
+    bm25_rows: Bm25Index | None  # None in an index built before tables were indexed
+    dense: DenseIndex | None  # None without an embedder
+
+    @classmethod
+    def load(cls, folder: Path, chunk_count: int, with_dense: bool) -> LocalStorage:
+        layout = Layout(folder)
+        mmap = chunk_count > BM25_MMAP_ABOVE
+        rows = layout.table_rows_bm25
+        return cls(
+            bm25=Bm25Index.load(layout.bm25, chunk_count, mmap=mmap),
+            bm25_rows=Bm25Index.load(rows, chunk_count, mmap=mmap) if rows.exists() else None,
+            dense=DenseIndex.load(folder) if with_dense else None,
+        )
+
+    @property
+    def dense_search(self) -> bool:
+        return self.dense is not None
+
+    def passages(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        return self.bm25.top_k(tokens, depth, allowed)[0]
+
+    def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
+        return None if self.bm25_rows is None else self.bm25_rows.top_k(tokens, depth, allowed)[0]
+
+    def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        if self.dense is None:
+            return np.empty(0, dtype=np.int64)
+        return self.dense.top_k(vector, depth, allowed)[0]

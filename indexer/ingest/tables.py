@@ -1,0 +1,423 @@
+"""Tables on a page → rows of labelled values under their column headers, with boxes (pure geometry).
+
+A parser's layout blocks (LiteParse ``extract_blocks``) say where a table is and which printed lines make one row
+(a wrapped label, a value centred in a tall cell). The cells come from the page's own spans, whose boxes are
+exact: a row the parser merged ("Alaska Arizona") is split again by its printed lines, columns are the clusters
+of the value spans' x-ranges, and a header is assigned to the columns it stands over (a "Three Months Ended"
+above two date columns belongs to both). Runs of value lines the parser did not mark are tables too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from indexer.core.models import Box, Cell, Line, Page, Span, Table, TableRegion, TableRow
+from indexer.core.text import CJK_RANGE, FULLWIDTH_RANGE
+from indexer.core.tokenize import normalize_text
+
+_NUMERIC = re.compile(r"^[(\-−–]?\s*[$¥€£]?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*%?\s*\)?\s*%?$")
+_DASH = re.compile(r"^[-–—−]+$")
+_CURRENCY = re.compile(r"^[$¥€£]$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_TOTAL = re.compile(r"^\s*(?:total|合计|总计|小计)", re.I)
+# A unit or currency note ("单位：元", "币种：人民币", "(in millions)") printed above a table is not a column header.
+_UNIT_NOTE = re.compile(r"^\s*(?:单位|币种)\s*[:：]|^\(?\$?\s*in (?:millions|thousands|billions)\b", re.I)
+# A run of at least this many value lines is a table even where the parser marked none.
+MIN_RUN = 3
+# Header lines looked at above a table's first row, and how far above them a title may be.
+HEADER_LINES = 4
+TITLE_REACH = 40.0
+# Two value spans share a column when they overlap by this share of the narrower one.
+COLUMN_OVERLAP = 0.3
+
+
+_SPACED_THOUSANDS = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")
+
+
+def _plain(text: str) -> str:
+    """Half-width, trimmed, a space used as thousands separator ('4 559') removed."""
+    return _SPACED_THOUSANDS.sub("", normalize_text(text).strip())
+
+
+def is_value(text: str) -> bool:
+    """A figure or a nil dash as printed in a table cell: 1,234 · (1,234) · -4.49 · 12.5% · $ 9,583 · 4 559 · —."""
+    plain = _plain(text)
+    return bool(_NUMERIC.match(plain) or _DASH.match(plain))
+
+
+def parse_value(text: str) -> Decimal | None:
+    """The number a cell prints ((1,234) → -1234, a dash → 0); None for percentages and non-numbers."""
+    plain = _plain(text).replace("$", "").replace("¥", "").replace("€", "").replace("£", "").replace(" ", "")
+    if _DASH.match(plain):
+        return Decimal(0)
+    if "%" in plain or not _NUMERIC.match(plain):
+        return None
+    negative = plain.startswith(("(", "-", "−", "–"))
+    digits = plain.strip("()-−–").replace(",", "")
+    try:
+        value = Decimal(digits)
+    except InvalidOperation:
+        return None
+    return -value if negative else value
+
+
+@dataclass
+class _Split:
+    """A line cut into its label (spans left of the first figure) and its figures (a currency sign kept)."""
+
+    line: Line
+    label: list[Span]
+    values: list[tuple[str, list[Span]]]
+
+    @property
+    def header_like(self) -> bool:
+        """Only years and no label: a header row such as '2019  2018  2017'."""
+        return not self.label and all(_YEAR.match(text) for text, _ in self.values)
+
+
+def split_line(line: Line) -> _Split:
+    label: list[Span] = []
+    values: list[tuple[str, list[Span]]] = []
+    pending: list[Span] = []  # a currency sign waiting for its figure
+    for span in line.spans:
+        if _CURRENCY.match(span.text.strip()):
+            pending.append(span)
+        elif is_value(span.text):
+            prefix = "".join(s.text.strip() for s in pending)
+            values.append((prefix + span.text.strip(), [*pending, span]))
+            pending = []
+        elif not values:
+            label.extend(pending)
+            label.append(span)
+            pending = []
+    return _Split(line, label, values)
+
+
+def _union(boxes: list[Box]) -> Box:
+    box = boxes[0]
+    for other in boxes[1:]:
+        box = box.union(other)
+    return box
+
+
+def _line_boxes(spans: list[Span]) -> list[Box]:
+    """One box per printed line of a group of spans."""
+    by_line: dict[float, list[Box]] = {}
+    for span in spans:
+        key = next((top for top in by_line if abs(top - span.box.top) < 2.0), span.box.top)
+        by_line.setdefault(key, []).append(span.box)
+    return [_union(boxes) for _, boxes in sorted(by_line.items())]
+
+
+def _columns(splits: list[_Split]) -> list[tuple[float, float]]:
+    """x-ranges of the value columns: value spans clustered where they overlap (right-aligned figures do); a
+    cluster of nil dashes alone (printed a little right of the figures) joins the nearest column."""
+    spans = sorted(
+        ((_union([s.box for s in group]).x0, group[-1].box.x1, text) for s in splits for text, group in s.values)
+    )
+    clusters: list[list[float]] = []  # x0, x1, figures in it
+    for x0, x1, text in spans:
+        figure = 0.0 if _DASH.match(normalize_text(text).strip()) else 1.0
+        if clusters:
+            c0, c1, count = clusters[-1]
+            narrower = max(min(x1 - x0, c1 - c0), 0.5)
+            if min(x1, c1) - max(x0, c0) >= COLUMN_OVERLAP * narrower:
+                clusters[-1] = [min(c0, x0), max(c1, x1), count + figure]
+                continue
+        clusters.append([x0, x1, figure])
+    figures = [c for c in clusters if c[2] > 0]
+    if not figures:
+        return [(c[0], c[1]) for c in clusters]
+    for dashes in (c for c in clusters if c[2] == 0):
+        nearest = min(figures, key=lambda c: min(abs(dashes[0] - c[1]), abs(c[0] - dashes[1])))
+        nearest[0], nearest[1] = min(nearest[0], dashes[0]), max(nearest[1], dashes[1])
+    return [(c[0], c[1]) for c in figures]
+
+
+def _column_of(x0: float, x1: float, columns: list[tuple[float, float]]) -> int:
+    overlaps = [min(x1, c1) - max(x0, c0) for c0, c1 in columns]
+    best = max(range(len(columns)), key=lambda i: overlaps[i])
+    if overlaps[best] > 0:
+        return best
+    centre = (x0 + x1) / 2
+    return min(range(len(columns)), key=lambda i: abs((columns[i][0] + columns[i][1]) / 2 - centre))
+
+
+def _header_texts(lines: list[Line], columns: list[tuple[float, float]]) -> list[str]:
+    """Each column's header: spans assigned bottom-up, an upper span going to every column it stands over."""
+    extents = [list(c) for c in columns]
+    parts: list[list[tuple[float, float, str]]] = [[] for _ in columns]
+    label_edge = columns[0][0] - 4.0
+    for line in sorted(lines, key=lambda ln: -ln.box.top):
+        for span in line.spans:
+            if span.box.x1 <= label_edge or _UNIT_NOTE.match(span.text):
+                continue
+            over = [i for i, (c0, c1) in enumerate(extents) if min(span.box.x1, c1) - max(span.box.x0, c0) > 0]
+            if not over:
+                over = [_column_of(span.box.x0, span.box.x1, columns)]
+            for i in over:
+                parts[i].append((span.box.top, span.box.x0, span.text.strip()))
+                extents[i] = [min(extents[i][0], span.box.x0), max(extents[i][1], span.box.x1)]
+    return [join_text([text for _, _, text in sorted(p)]) for p in parts]
+
+
+def _over_columns(line: Line, columns: list[tuple[float, float]]) -> bool:
+    """Whether the line is a header line: some span stands over a value column and none runs from the label
+    column across into them (a title or a group label does)."""
+    if not columns:
+        return False
+    edge = columns[0][0] - 4.0
+    crosses = any(span.box.x0 < edge < span.box.x1 for span in line.spans)
+    return not crosses and any(span.box.x1 > edge for span in line.spans)
+
+
+_CJK_END = re.compile(f"[{CJK_RANGE}{FULLWIDTH_RANGE}]$")
+_CJK_START = re.compile(f"^[{CJK_RANGE}{FULLWIDTH_RANGE}]")
+
+
+def join_text(parts: list[str]) -> str:
+    """Join printed pieces with spaces, except between Chinese characters (a label wrapped inside a cell)."""
+    out = ""
+    for part in (" ".join(p.split()) for p in parts):
+        if not part:
+            continue
+        out += part if not out or (_CJK_END.search(out) and _CJK_START.search(part)) else " " + part
+    return out
+
+
+@dataclass
+class _Region:
+    lines: list[Line]
+    bands: list[tuple[float, float]] = field(default_factory=list)
+
+
+def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, _Split]) -> list[_Region]:
+    body = [line for line in page.lines if not line.furniture]
+    taken: set[int] = set()
+    regions: list[_Region] = []
+    for table in sorted(parsed, key=lambda t: t.top):
+        inside = [
+            i
+            for i, line in enumerate(body)
+            if i not in taken
+            and table.top - 1 <= (line.box.top + line.box.bottom) / 2 <= table.bottom + 1
+            and line.box.x0 >= table.x0 - 2
+            and line.box.x1 <= table.x1 + 2
+        ]
+        if inside:
+            # value lines printed just below the parser's box belong to it (a totals row it left out)
+            last = inside[-1]
+            while last + 1 < len(body) and last + 1 not in taken and splits[id(body[last + 1])].values:
+                gap = body[last + 1].box.top - body[last].box.bottom
+                if gap > 2.5 * max(body[last].box.bottom - body[last].box.top, 1.0):
+                    break
+                last += 1
+                inside.append(last)
+            taken.update(inside)
+            regions.append(_Region([body[i] for i in inside], list(table.row_bands)))
+    run: list[int] = []
+    for i, line in enumerate([*body, None]):  # type: ignore[list-item]
+        if line is not None and i not in taken and splits[id(line)].values:
+            run.append(i)
+            continue
+        if len(run) >= MIN_RUN:
+            regions.append(_Region([body[j] for j in run]))
+        run = []
+    regions.sort(key=lambda r: r.lines[0].box.top)
+    return regions
+
+
+def _rows_of(region: _Region, splits: dict[int, _Split]) -> list[list[Line]]:
+    """Printed lines grouped into table rows: by the parser's row bands, split where a band holds two rows."""
+    groups: list[list[Line]] = []
+    band_of: dict[int, list[Line]] = {}
+    for line in region.lines:
+        centre = (line.box.top + line.box.bottom) / 2
+        band = next((b for b, (top, bottom) in enumerate(region.bands) if top - 1 <= centre <= bottom + 1), None)
+        if band is None:
+            groups.append([line])
+        elif band in band_of:
+            band_of[band].append(line)
+        else:
+            band_of[band] = [line]
+            groups.append(band_of[band])
+    rows: list[list[Line]] = []
+    for group in groups:
+        valued = [line for line in group if splits[id(line)].values]
+        if len(valued) <= 1:
+            rows.append(group)
+            continue
+        pieces: dict[int, list[Line]] = {id(v): [v] for v in valued}
+        for line in group:
+            if line not in valued:
+                nearest = min(valued, key=lambda v: abs(v.box.top - line.box.top))
+                pieces[id(nearest)].append(line)
+        rows.extend(sorted(pieces[id(v)], key=lambda ln: ln.box.top) for v in valued)
+    return rows
+
+
+def _above(page: Page, first: Line, limit: int) -> list[Line]:
+    """Up to ``limit`` lines directly above ``first``, nearest first, while they stay close together."""
+    body = [line for line in page.lines if not line.furniture and line.box.bottom <= first.box.top + 0.5]
+    found: list[Line] = []
+    previous = first
+    for line in reversed(body):
+        height = max(previous.box.bottom - previous.box.top, 1.0)
+        if previous.box.top - line.box.bottom > 2.5 * height or len(found) == limit:
+            break
+        found.append(line)
+        previous = line
+    return found
+
+
+def _cells(valued: list[_Split], columns: list[tuple[float, float]], headers: list[str]) -> list[Cell]:
+    """The row's figures by column; two pieces of one line in one column are one figure ('98' '452')."""
+    merged: dict[int, tuple[str, list[Span]]] = {}
+    for split in valued:
+        for text, spans in split.values:
+            column = _column_of(spans[0].box.x0, spans[-1].box.x1, columns)
+            if column in merged:
+                before, before_spans = merged[column]
+                same_line = abs(before_spans[-1].box.top - spans[0].box.top) < 2.0
+                text = before + ("" if same_line else " ") + text
+                spans = before_spans + spans
+            merged[column] = (text, spans)
+    return [
+        Cell(column=column, header=headers[column], text=text, boxes=_line_boxes(spans))
+        for column, (text, spans) in sorted(merged.items())
+    ]
+
+
+def _make_table(page: Page, region: _Region, used: set[int], splits: dict[int, _Split]) -> Table | None:
+    value_splits = [s for s in (splits[id(line)] for line in region.lines) if s.values and not s.header_like]
+    if len(value_splits) < 2:
+        return None
+    columns = _columns(value_splits)
+    row_groups = _rows_of(region, splits)
+    valued_lines = {id(s.line) for s in value_splits}
+    first_value = next(i for i, g in enumerate(row_groups) if any(id(ln) in valued_lines for ln in g))
+    header_lines = [ln for g in row_groups[:first_value] for ln in g]
+    above = [ln for ln in _above(page, row_groups[0][0], HEADER_LINES) if id(ln) not in used]
+    for line in above:  # nearest first: header lines stand over the columns, the title above them does not
+        if not _over_columns(line, columns) or (splits[id(line)].values and not splits[id(line)].header_like):
+            break
+        header_lines.append(line)
+    headers = _header_texts(header_lines, columns)
+    top_line = min(header_lines + row_groups[0], key=lambda ln: ln.box.top)
+    title_candidates = [
+        ln
+        for ln in _above(page, top_line, 2)
+        if top_line.box.top - ln.box.bottom <= TITLE_REACH and not splits[id(ln)].values
+    ]
+    title = " — ".join(" ".join(ln.text.split()) for ln in reversed(title_candidates)) or None
+
+    rows: list[TableRow] = []
+    group: str | None = None
+    group_x0 = 0.0
+    group_indented: bool | None = None  # whether the rows under the group label are indented beneath it
+    pending_header: list[Line] = []
+    for lines in row_groups[first_value:]:
+        row_splits = [splits[id(ln)] for ln in lines]
+        valued = [s for s in row_splits if s.values and not s.header_like]
+        if not valued:
+            if any(_over_columns(ln, columns) for ln in lines):
+                pending_header.extend(lines)  # a header row inside the table: new headers for what follows
+                continue
+            group = join_text([ln.text for ln in lines])
+            group_x0, group_indented = lines[0].box.x0, None
+            continue
+        if pending_header:
+            headers = _header_texts(pending_header, columns)
+            pending_header = []
+        label_spans = [span for s in row_splits for span in s.label]
+        label = join_text([span.text for span in label_spans])
+        if group is not None and label_spans:
+            indented = label_spans[0].box.x0 > group_x0 + 1.0
+            if group_indented is None:
+                group_indented = indented
+            elif group_indented and not indented:
+                group = None  # back at the group label's margin: the group has ended
+        cells = _cells(valued, columns, headers)
+        total = bool(_TOTAL.match(label))
+        rows.append(
+            TableRow(
+                label=label,
+                group=group,
+                cells=cells,
+                boxes=_line_boxes(label_spans) + [b for c in cells for b in c.boxes],
+                total=total,
+            )
+        )
+        if total:
+            group = None
+    if len(rows) < 2:
+        return None
+    used.update(id(ln) for ln in header_lines)
+    box = _union([b for r in rows for b in r.boxes] + [ln.box for ln in header_lines])
+    return Table(page=page.number, box=box, title=title, columns=_header_texts(header_lines, columns), rows=rows)
+
+
+def find_tables(page: Page, parsed: list[TableRegion] | None = None) -> list[Table]:
+    """The page's tables, top to bottom: the parser's regions (default: the page's own) and other runs of
+    value lines. Furniture lines (running headers, page numbers) are never part of a table."""
+    parsed = page.regions if parsed is None else parsed
+    splits = {id(line): split_line(line) for line in page.lines}  # each line cut once, used everywhere below
+    regions = _regions(page, parsed, splits)
+    used = {id(line) for region in regions for line in region.lines}
+    tables = []
+    for region in regions:
+        table = _make_table(page, region, used, splits)
+        if table is not None:
+            tables.append(table)
+    return tables
+
+
+@dataclass(frozen=True)
+class TotalsCheck:
+    checked: int  # (total row, column) pairs with a figure
+    matching: int  # of those, how many equal the sum of the rows they total
+
+
+def check_totals(table: Table) -> TotalsCheck:
+    """Whether each 'Total' row's figures equal the sum of the rows above it: those since the previous total in
+    its group, or every row since the table's start (a grand total), or the previous totals plus the rows after."""
+    checked = matching = 0
+    for i, row in enumerate(table.rows):
+        if not row.total:
+            continue
+        previous_total = max((j for j in range(i) if table.rows[j].total), default=-1)
+        spans = {
+            "since_total": [r for r in table.rows[previous_total + 1 : i] if r.group == row.group],
+            "all": [r for r in table.rows[:i] if not r.total],
+            "subtotals": [r for r in table.rows[:i] if r.total] + list(table.rows[previous_total + 1 : i]),
+        }
+        for cell in row.cells:
+            expected = parse_value(cell.text)
+            if expected is None:
+                continue
+            checked += 1
+            for addends in spans.values():
+                values = [parse_value(c.text) for r in addends for c in r.cells if c.column == cell.column]
+                numbers = [v for v in values if v is not None]
+                if (len(numbers) >= 2 or (not numbers and expected == 0)) and sum(numbers, Decimal(0)) == expected:
+                    matching += 1
+                    break
+    return TotalsCheck(checked, matching)
+
+
+def with_tables(pages: list[Page]) -> list[Page]:
+    """The pages with their tables found (after furniture is marked, so no running header joins a table)."""
+    return [
+        page.model_copy(update={"tables": find_tables(page)}) if page.has_text and not page.unreadable else page
+        for page in pages
+    ]
+
+
+def row_text(table: Table, row: TableRow) -> str:
+    """A row as one self-contained passage: table title, label, then each figure under its column header."""
+    label = f"{row.group} {row.label}" if row.group else row.label
+    parts = [p for p in (table.title, label) if p]
+    parts += [f"{cell.header}: {cell.text}" if cell.header else cell.text for cell in row.cells]
+    return " | ".join(parts)

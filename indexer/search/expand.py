@@ -1,0 +1,178 @@
+"""Query expansion by rules (no model call): periods both ways and a bilingual finance glossary.
+
+Each variant is searched by every retriever and the lists are fused; the original query keeps the most weight.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from indexer.core.text import CJK, has_cjk
+from indexer.core.tokenize import normalize_text
+from indexer.search.recipe import DEFAULT_RECIPE
+
+_CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+_CN_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
+_ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
+_ORDINAL_WORD = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+
+
+@dataclass(frozen=True)
+class Variant:
+    text: str
+    weight: float
+    reason: str
+
+
+def _year(text: str) -> int:
+    value = int(text)
+    return value if value >= 100 else 2000 + value
+
+
+_QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"((?:19|20)\d{2})\s*年\s*第?([一二三四1-4])\s*季度"), "yq"),
+    (re.compile(r"(?<![a-z0-9])([1-4])q(\d{2})(?![a-z0-9])"), "qy"),
+    (re.compile(r"(?<![a-z0-9])(\d{2})q([1-4])(?![a-z0-9])"), "yq"),
+    (re.compile(r"(?<![a-z0-9])((?:19|20)\d{2})\s*q([1-4])(?![a-z0-9])"), "yq"),
+    (re.compile(r"(?<![a-z0-9])q([1-4])\s*(?:of\s+)?(?:fiscal\s+|fy\s*)?'?((?:19|20)?\d{2})(?![a-z0-9])"), "qy"),
+    (
+        re.compile(
+            r"(?<![a-z])(first|second|third|fourth)\s+quarter\s+(?:of\s+)?(?:fiscal\s+|fy\s*)?((?:19|20)\d{2})(?!\d)"
+        ),
+        "qy",
+    ),
+]
+_FULL_YEAR = [
+    re.compile(r"((?:19|20)\d{2})\s*年\s*(?:全年|年度)"),
+    re.compile(r"(?<![a-z0-9])fy\s*'?((?:19|20)?\d{2})(?![a-z0-9])"),
+    re.compile(r"(?<![a-z])fiscal\s+(?:year\s+)?((?:19|20)\d{2})(?!\d)"),
+]
+_FORECAST = [
+    re.compile(r"(?<![a-z0-9])((?:19|20)\d{2})e(?![a-z0-9])"),
+    re.compile(r"((?:19|20)\d{2})\s*年\s*(?:预测|预计)"),
+]
+
+
+def period_terms(query: str) -> list[str]:
+    """Other spellings of the periods a query names: 2025年第一季度 ↔ 1Q25 / 25Q1 / Q1 2025, FY2025 ↔ 2025年全年."""
+    text = normalize_text(query)
+    terms: list[str] = []
+    for pattern, order in _QUARTER_PATTERNS:
+        for match in pattern.finditer(text):
+            first, second = match.groups()
+            if order == "yq":
+                year, quarter = _year(first), _CN_QUARTER[second]
+            else:
+                quarter = _ORDINAL_WORD.get(first) or _CN_QUARTER[first]
+                year = _year(second)
+            yy = year % 100
+            terms += [
+                f"{quarter}Q{yy:02d}",
+                f"{yy:02d}Q{quarter}",
+                f"Q{quarter} {year}",
+                f"{year}Q{quarter}",
+                f"{year}年第{_CN_NUMERAL[quarter]}季度",
+                f"{_ORDINAL[quarter]} quarter {year}",
+            ]
+    for pattern in _FULL_YEAR:
+        for match in pattern.finditer(text):
+            year = _year(match.group(1))
+            terms += [f"FY{year}", f"{year}年", f"{year}年度", f"fiscal {year}"]
+    for pattern in _FORECAST:
+        for match in pattern.finditer(text):
+            year = _year(match.group(1))
+            terms += [f"{year}E", f"{year}年预测"]
+    seen = text.replace(" ", "")
+
+    def present(term: str) -> bool:
+        compact = re.escape(normalize_text(term).replace(" ", ""))
+        return re.search(rf"(?<![a-z0-9]){compact}(?![a-z0-9])", seen) is not None
+
+    return [t for t in dict.fromkeys(terms) if not present(t)]
+
+
+@lru_cache(maxsize=1)
+def glossary() -> tuple[tuple[str, ...], ...]:
+    text = resources.files("indexer.data").joinpath("glossary.txt").read_text(encoding="utf-8")
+    groups = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            groups.append(tuple(term.strip().lower() for term in line.split("|") if term.strip()))
+    return tuple(groups)
+
+
+@lru_cache(maxsize=1)
+def _glossary_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    compiled = []
+    for group in glossary():
+        alternatives = []
+        for term in sorted(group, key=len, reverse=True):
+            escaped = re.escape(term).replace(r"\ ", r"[\s-]+")
+            alternatives.append(escaped if has_cjk(term) else rf"(?<![a-z0-9]){escaped}(?![a-z0-9])")
+        compiled.append((re.compile("|".join(alternatives)), group))
+    return tuple(compiled)
+
+
+def _matched_groups(query: str) -> list[tuple[str, ...]]:
+    text = normalize_text(query)
+    return [group for pattern, group in _glossary_patterns() if pattern.search(text)]
+
+
+def glossary_terms(query: str) -> list[str]:
+    """Equivalent terms (both languages) of every glossary concept the query mentions."""
+    text = normalize_text(query)
+    terms = [t for group in _matched_groups(query) for t in group if t not in text]
+    return list(dict.fromkeys(terms))
+
+
+def translation_terms(query: str, limit: int = 5) -> list[str]:
+    """One term in the other language per concept the query mentions (营业收入 for 'revenue', and back)."""
+    chinese_query = CJK.search(query) is not None
+    terms = []
+    for group in _matched_groups(query)[:limit]:
+        other = next((t for t in group if (CJK.search(t) is None) == chinese_query), None)
+        if other is not None and other not in terms:
+            terms.append(other)
+    return terms
+
+
+# Answer-format instructions and hedges that analysts append to questions; they name no content to find.
+_INSTRUCTIONS = [
+    re.compile(
+        r"(?:please\s+)?(?:answer|respond|reply|round|express|give|provide|report)\b[^.?!。？！]*?"
+        r"\b(?:units?|decimals?|decimal places?|percent(?:age)?s?|billions?|millions?|thousands?|usd|format)\b"
+        r"[^.?!。？！]*[.?!。？！]?",
+        re.I,
+    ),
+    re.compile(
+        r"\bif\b[^.?!]*?\b(?:is|are)\s+not\s+(?:a\s+)?(?:relevant|useful|meaningful|applicable)\b[^.?!]*[.?!]?"
+        r"(?:[^.?!]*\b(?:state|explain)\b[^.?!]*[.?!]?)?",
+        re.I,
+    ),
+    re.compile(r"(?:请)?保留[一二两三四\d]+位小数|(?:请)?用[^，。？]*(?:表示|回答)"),
+]
+
+
+def strip_instructions(query: str) -> str:
+    """The question without answer-format instructions ("Answer in units of percents…", "保留两位小数")."""
+    stripped = query
+    for pattern in _INSTRUCTIONS:
+        stripped = pattern.sub(" ", stripped)
+    stripped = " ".join(stripped.split())
+    return stripped if len(stripped) >= 3 else query
+
+
+def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[Variant]:
+    """The query, a keyword variant with every other spelling of its periods and terms (for BM25), and a short
+    cross-language variant with one translated term per concept (for dense retrieval), when there are any."""
+    variants = [Variant(query, 1.0, "original")]
+    extra = period_terms(query) + glossary_terms(query)
+    if extra:
+        variants.append(Variant(f"{query} {' '.join(extra)}", weight, "keywords"))
+    translated = translation_terms(query)
+    if translated:
+        variants.append(Variant(f"{query} {' '.join(translated)}", weight, "translated"))
+    return variants

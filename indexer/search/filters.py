@@ -1,0 +1,79 @@
+"""The documents a search request's filters allow (a file-name glob, a company, a year, a form, a broker)."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from pathlib import Path
+
+from indexer.core.errors import QueryError, shown
+from indexer.core.models import DocumentMeta
+from indexer.index.reader import LoadedIndex, document_names
+from indexer.search.request import MAX_GLOB_CHARS, Filters
+
+
+def _matches_form(meta: DocumentMeta, form: str) -> bool:
+    wanted = form.strip().lower().replace(" ", "")
+    have = (meta.form or "").lower().replace(" ", "")
+    return bool(have) and (wanted == have or wanted.replace("-", "") == have.replace("-", "") or wanted in have)
+
+
+def _glob(documents: str) -> re.Pattern[str]:
+    """A file-name glob, compiled without fnmatch's own cache (32,768 entries: long globs would stay in memory)."""
+    pattern = documents.strip().lower()
+    if len(pattern) > MAX_GLOB_CHARS:
+        raise QueryError(
+            f"documents={shown(documents)} is longer than {MAX_GLOB_CHARS} characters; pass a short file-name glob "
+            "such as '*2022*'"
+        )
+    return re.compile(fnmatch.translate(pattern))
+
+
+def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
+    """Names of the documents the filters allow; ``None`` when no filter was given. A filter that leaves nothing
+    raises :class:`QueryError` naming the values the index does have."""
+    if filters.empty:
+        return None
+    documents, company, year, form = filters.documents, filters.company, filters.year, filters.form
+    names = list(index.documents)
+    if documents:
+        glob = _glob(documents)
+        names = [n for n in names if glob.match(n.lower()) or glob.match(Path(n).name.lower())]
+        if not names:
+            raise QueryError(
+                f"no document matches documents={shown(documents)}; indexed documents: {document_names(index)}"
+            )
+    if company:
+        wanted = company.strip().lower()
+        names = [
+            n
+            for n in names
+            if wanted in n.lower()
+            or wanted in (index.documents[n].company or "").lower()
+            or wanted in (index.documents[n].english_name or "").lower()
+            or wanted == (index.documents[n].stock_code or "")
+            or wanted.upper() in index.documents[n].tickers
+        ]
+        if not names:
+            companies = sorted({m.company for m in index.documents.values() if m.company})
+            raise QueryError(f"no document of company={shown(company)}; companies in the index: {', '.join(companies)}")
+    if year is not None:
+        names = [n for n in names if index.documents[n].year == year]
+        if not names:
+            years = sorted({m.year for m in index.documents.values() if m.year})
+            raise QueryError(f"no document of year={year} among the selected ones; years in the index: {years}")
+    if form:
+        names = [n for n in names if _matches_form(index.documents[n], form)]
+        if not names:
+            forms = sorted({m.form for m in index.documents.values() if m.form})
+            raise QueryError(f"no document of form={shown(form)} among the selected ones; forms in the index: {forms}")
+    if filters.broker:
+        wanted = filters.broker.strip().lower()
+        names = [n for n in names if wanted in (index.documents[n].broker or "").lower()]
+        if not names:
+            brokers = sorted({m.broker for m in index.documents.values() if m.broker})
+            raise QueryError(
+                f"no research note of broker={shown(filters.broker)} among the selected ones; brokers in the index: "
+                + (", ".join(brokers) or "none")
+            )
+    return names

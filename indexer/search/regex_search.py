@@ -1,0 +1,72 @@
+"""Regex mode: find chunks whose text matches a pattern (case-insensitive), bounded in time.
+
+Uses the ``regex`` package, whose matching functions take a ``timeout``: a catastrophic pattern such as
+``(a+)+$`` stops at the deadline with a clear error instead of hanging the server. One :class:`Budget` covers the
+whole request: matching the passages here and highlighting the matches in the hits afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import regex
+
+from indexer.core.budget import REQUEST_BUDGET_S, Budget
+from indexer.core.errors import QueryError, shown
+from indexer.core.models import Chunk
+
+MAX_PATTERN_CHARS = 500
+
+
+def compile_pattern(pattern: str) -> regex.Pattern[str]:
+    if not pattern.strip():
+        raise QueryError(r"the regular expression is empty; pass a pattern such as '\$[\d,]+\s*million'")
+    if len(pattern) > MAX_PATTERN_CHARS:
+        raise QueryError(
+            f"the regular expression has {len(pattern)} characters, over the limit of {MAX_PATTERN_CHARS}; "
+            "search for a shorter pattern"
+        )
+    try:
+        return regex.compile(pattern, regex.IGNORECASE | regex.V1)
+    except regex.error as exc:
+        where = f" at position {exc.pos}" if exc.pos is not None else ""
+        raise QueryError(
+            f"invalid regular expression {shown(pattern)}: {exc.msg}{where}; fix it, or search with use_regex=false"
+        ) from exc
+
+
+def regex_budget(pattern: str, seconds: float = REQUEST_BUDGET_S) -> Budget:
+    """The deadline of one regex search, from matching the passages to highlighting the hits."""
+    return Budget(
+        seconds,
+        f"the regular expression {shown(pattern)} took longer than {seconds:g}s (the limit for one search) and was "
+        "stopped; simplify it (avoid nested repetition such as (a+)+) or narrow it with documents/company",
+    )
+
+
+def count_matches(compiled: regex.Pattern[str], text: str, budget: Budget) -> int:
+    """Non-empty matches in ``text`` (a pattern that can only match empty, such as a lookahead, counts 1 where it
+    matches at all), within the budget."""
+    try:
+        count = 0
+        empty = False
+        for match in compiled.finditer(text, timeout=budget.remaining()):
+            if match.end() > match.start():
+                count += 1
+            else:
+                empty = True
+        return count or int(empty)
+    except TimeoutError as exc:
+        raise budget.exceeded() from exc
+
+
+def regex_matches(pattern: str, rows: Iterable[int], chunks: list[Chunk], budget: Budget) -> list[tuple[int, int]]:
+    """(row, number of matches) for every chunk that matches, most matches first, then in index order."""
+    compiled = compile_pattern(pattern)
+    found: list[tuple[int, int]] = []
+    for row in rows:
+        count = count_matches(compiled, chunks[row].text, budget)
+        if count:
+            found.append((row, count))
+    found.sort(key=lambda item: -item[1])
+    return found

@@ -1,0 +1,403 @@
+"""Search: the retrieval recipe over a loaded index (no MCP here; the server, the CLI and eval all call it).
+
+question ─▶ document focus (company, year, form named in it) ─▶ expansion (periods, glossary)
+         ─▶ route (question type → BM25/dense weights, recall depth)
+         ─▶ BM25 and dense lists per variant ─▶ weighted reciprocal-rank fusion (k = 60)
+         ─▶ post-processing (boilerplate, sections, preferred documents, duplicates, one chunk per page,
+            several documents for comparisons, newest first for anomalies)
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import regex
+from pydantic import BaseModel, Field
+
+from indexer.core.budget import REQUEST_BUDGET_S, Budget
+from indexer.core.docmatch import DocumentFocus, focus
+from indexer.core.errors import QueryError, shown
+from indexer.core.models import Box, Cell, Chunk
+from indexer.core.sections import question_sections
+from indexer.core.text import has_cjk
+from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, get_page_tables
+from indexer.search.expand import Variant, expand, strip_instructions
+from indexer.search.filters import filter_documents
+from indexer.search.fusion import RankedList, reciprocal_rank_fusion
+from indexer.search.highlights import Highlight, find_highlights, query_patterns
+from indexer.search.recipe import DEFAULT_RECIPE, Recipe
+from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
+from indexer.search.request import Filters, SearchRequest
+from indexer.search.routing import Route, route
+
+logger = logging.getLogger(__name__)
+
+MAX_QUERY_CHARS = 2000
+# Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short
+# translation (a long bag of synonyms costs 2-4x the embedding time and measured no better).
+BM25_VARIANTS = frozenset({"original", "keywords"})
+
+
+class RowEvidence(BaseModel):
+    """The table row on a hit's page that best matches the query, its figures under their column headers."""
+
+    text: str = Field(description="title | label | header: figure | … — quotable with its periods")
+    label: str
+    cells: list[Cell]
+    boxes: list[Box] = Field(description="the row's label and cells, one box per printed line")
+
+
+class Hit(BaseModel):
+    chunk_id: str
+    document: str
+    page: int
+    page_width: float
+    page_height: float
+    content: str
+    boxes: list[Box]
+    score: float
+    kind: str
+    section: str | None = None
+    highlights: list[Highlight] = Field(default_factory=list, description="query terms and figures in the passage")
+    table_row: RowEvidence | None = Field(default=None, description="the best-matching table row on this page")
+    bm25_rank: int | None = Field(default=None, description="best rank in a BM25 list, 1-based; None if absent")
+    dense_rank: int | None = Field(default=None, description="best rank in a dense list, 1-based; None if absent")
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Knobs of the recipe; the defaults are what `search_reports` uses. Eval switches them for baselines."""
+
+    retrievers: tuple[str, ...] = ("bm25", "dense")
+    per_page: int = 1  # at most this many chunks of one page in the results (0: no limit)
+    expand: bool = True
+    routing: bool = True
+    document_focus: bool = True
+    sections: bool = True
+    highlights: bool = True
+    recipe: Recipe = DEFAULT_RECIPE
+
+
+DEFAULT_OPTIONS = SearchOptions()
+PLAIN_OPTIONS = SearchOptions(expand=False, routing=False, document_focus=False, sections=False, highlights=False)
+
+
+def check_query(query: str) -> str:
+    text = " ".join(query.split())
+    if not text:
+        raise QueryError(
+            "the query is empty; pass words or figures to look for, e.g. 'total revenue 2022' or '营业收入'"
+        )
+    if len(text) > MAX_QUERY_CHARS:
+        raise QueryError(
+            f"the query has {len(text)} characters; keep it under {MAX_QUERY_CHARS} (a question or key terms)"
+        )
+    return text
+
+
+def _scope(
+    index: LoadedIndex, text: str, filters: Filters, options: SearchOptions
+) -> tuple[list[str] | None, DocumentFocus]:
+    explicit = filter_documents(index, filters)
+    if not options.document_focus:
+        return explicit, DocumentFocus(None, frozenset(), False)
+    candidates = [index.documents[n] for n in (explicit if explicit is not None else index.documents)]
+    found = focus(candidates, text)
+    scope = explicit if found.scope is None else found.scope
+    return scope, found
+
+
+def _passages(index: LoadedIndex, rows: list[int]) -> list[int]:
+    """A list of table rows as the passages that hold their lines (first place kept), so a table's many rows
+    vote for their passage instead of crowding other pages out."""
+    out: list[int] = []
+    seen: set[int] = set()
+    for row in rows:
+        passage = int(index.parent_rows[row])
+        if passage not in seen:
+            seen.add(passage)
+            out.append(passage)
+    return out
+
+
+def _best_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]], keep: int) -> None:
+    """Remember each page's best-ranked table rows ({row: rank}), to show one with a hit on that page."""
+    for rank, row in enumerate(rows, start=1):
+        chunk = index.chunks[row]
+        ranks = best.setdefault((chunk.document, chunk.page), {})
+        if rank < ranks.get(row, rank + 1):
+            ranks[row] = rank
+            if len(ranks) > keep:
+                del ranks[max(ranks, key=ranks.__getitem__)]
+
+
+def _matching_row(index: LoadedIndex, candidates: dict[int, int] | None, wanted: set[str]) -> RowEvidence | None:
+    """The best-ranked candidate row whose own label shares a term with the question: a row that matched only
+    through its table's title or column headers ("Revenue Mix … | Other | 2 %") is not evidence."""
+    for row, _ in sorted((candidates or {}).items(), key=lambda item: item[1]):
+        evidence = _row_evidence(index, index.chunks[row])
+        if evidence is not None and wanted & set(index.tokenizer.tokenize(evidence.label)):
+            return evidence
+    return None
+
+
+def _name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:
+    """Tokens of the names of the companies in scope: in a table row they match nothing useful (a 'Best Buy'
+    row of a store count table is not evidence for a question about Best Buy's cost of sales)."""
+    names = scope if scope is not None else list(index.documents)
+    if len(names) > 20:
+        return set()
+    text = " ".join(
+        " ".join(filter(None, (m.company, m.english_name, *m.tickers))) for m in (index.documents[n] for n in names)
+    )
+    return set(index.tokenizer.tokenize(text))
+
+
+def _dense_query(variants: list[Variant]) -> Variant:
+    """What the dense retriever embeds, once: the query with its translated terms when it has them (a multilingual
+    embedder reads both languages in one text: on the dev sets, the same hits as embedding the query and its
+    translation apart, a better Chinese MRR, half the embedding time), else the query; at the query's weight."""
+    original = variants[0]
+    translated = next((v for v in variants if v.reason == "translated"), None)
+    return Variant(translated.text, original.weight, translated.reason) if translated else original
+
+
+def _ranked_lists(
+    index: LoadedIndex,
+    variants: list[Variant],
+    weights: Route,
+    depth: int,
+    allowed: np.ndarray | None,
+    options: SearchOptions,
+    best_rows: dict[tuple[str, int], dict[int, int]],
+    names: set[str],
+) -> list[RankedList]:
+    lists: list[RankedList] = []
+    recipe = options.recipe
+    storage = index.storage
+    embedder = index.embedder if storage.dense_search and "dense" in options.retrievers else None
+    searchable = False
+    for variant in variants:
+        tokens = index.tokenizer.tokenize(variant.text)
+        searchable = searchable or bool(tokens)
+        if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
+            rows = storage.passages(tokens, depth, allowed)
+            lists.append(RankedList(f"bm25:{variant.reason}", rows.tolist(), weights.bm25_weight * variant.weight))
+            table_rows = storage.table_rows(tokens, depth, allowed)
+            if table_rows is not None:
+                weight = weights.bm25_weight * variant.weight * recipe.table_rows_weight
+                if weights.kind in recipe.table_row_questions and weight > 0:
+                    lists.append(
+                        RankedList(f"bm25:table_rows:{variant.reason}", _passages(index, table_rows.tolist()), weight)
+                    )
+                content = [t for t in tokens if t not in names]
+                if len(content) != len(tokens):
+                    table_rows = storage.table_rows(content, depth, allowed)
+                _best_rows(index, (table_rows if table_rows is not None else rows[:0]).tolist(), best_rows,
+                           recipe.row_candidates)  # fmt: skip
+    dense_ready = embedder is not None
+    if embedder is not None:
+        variant = _dense_query(variants)
+        vector = embedder.embed_queries([variant.text])[0]
+        rows = storage.nearest(vector, depth, allowed)
+        lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))
+    if not searchable and not dense_ready:
+        raise QueryError(
+            f"the query {shown(variants[0].text)} has no searchable words and this index has no dense vectors; "
+            "use words or figures"
+        )
+    return lists
+
+
+def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
+    """Whether some document in scope is written in another language than the query (or its language is unknown)."""
+    query_language = "zh" if has_cjk(query) else "en"
+    names = scope if scope is not None else list(index.documents)
+    return any(index.documents[n].language != query_language for n in names)
+
+
+def _adjusted(
+    chunk: Chunk, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
+) -> float:
+    score *= recipe.demotion.get(chunk.kind, 1.0)
+    if preferred and chunk.document not in preferred:
+        score *= recipe.other_document
+    if chunk.section and chunk.section in sections:
+        boost = recipe.section_boost
+        score *= boost[min(sections.index(chunk.section), len(boost) - 1)]
+    return score
+
+
+def _select(
+    index: LoadedIndex, scored: list[tuple[float, int]], top_k: int, options: SearchOptions, plan: Route
+) -> list[tuple[float, int]]:
+    chosen: list[tuple[float, int]] = []
+    per_page: dict[tuple[str, int], int] = {}
+    seen_text: set[str] = set()
+    for score, row in scored:
+        if len(chosen) == top_k:
+            break
+        chunk = index.chunks[row]
+        key = (chunk.document, chunk.page)
+        if options.per_page and per_page.get(key, 0) >= options.per_page:
+            continue
+        if chunk.content_hash in seen_text:
+            continue
+        per_page[key] = per_page.get(key, 0) + 1
+        seen_text.add(chunk.content_hash)
+        chosen.append((score, row))
+    if plan.needs_several_documents and len({index.chunks[r].document for _, r in chosen}) < 2 and len(chosen) > 1:
+        first_doc = index.chunks[chosen[0][1]].document
+        other = next(((s, r) for s, r in scored if index.chunks[r].document != first_doc), None)
+        if other is not None:
+            chosen[-1] = other
+    if plan.newest_first:
+
+        def year(row: int) -> int:
+            return index.documents[index.chunks[row].document].year or 0
+
+        chosen.sort(key=lambda item: -year(item[1]))
+    return chosen
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """What a search found, and where it looked: ``scope`` is the documents actually searched (the filters, narrowed
+    to a company the question names), None for all; ``route`` the kind of question it was taken for."""
+
+    hits: list[Hit]
+    scope: list[str] | None
+    route: str
+
+
+def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOptions = DEFAULT_OPTIONS) -> SearchOutcome:
+    """Hybrid search with the full recipe; best first, at most ``request.top_k`` hits (one per page by default).
+
+    With ``use_regex`` the query is a case-insensitive regular expression matched against the passages of the
+    documents the filters allow (no expansion or company detection), hits ranked by number of matches.
+    """
+    filters, top_k = request.filters, request.top_k
+    if request.use_regex:
+        return regex_search(index, request.query, top_k, filters, options)
+    text = strip_instructions(check_query(request.query))
+    scope, found = _scope(index, text, filters, options)
+    allowed = allowed_rows(index, scope)
+    recipe = options.recipe
+    plan = route(text, recipe) if options.routing else Route("plain", 1.0, 1.0, 1.0)
+    depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor)
+    variants = expand(text, recipe.expansion_weight) if options.expand else [Variant(text, 1.0, "original")]
+    if not _crosses_languages(index, text, scope):
+        variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
+    best_rows: dict[tuple[str, int], dict[int, int]] = {}
+    names = _name_tokens(index, scope)
+    lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names)
+    wanted = {t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)} - names
+    sections = question_sections(text) if options.sections else ()
+    fused = reciprocal_rank_fusion(lists, recipe.rrf_k)
+    adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections, recipe), row) for row, score in fused]
+    scored = sorted(adjusted, key=lambda item: -item[0])
+    best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
+    for ranked in lists:
+        ranks = best_rank[ranked.name.split(":")[0]]
+        for rank, row in enumerate(ranked.rows, start=1):
+            ranks[row] = min(rank, ranks.get(row, rank))
+    hits = []
+    for score, row in _select(index, scored, top_k, options, plan):
+        chunk = index.chunks[row]
+        evidence = _matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
+        hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
+    if options.highlights:
+        budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
+        hits = _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget)
+    return SearchOutcome(hits, scope, plan.kind)
+
+
+def search(
+    index: LoadedIndex,
+    query: str,
+    top_k: int = 5,
+    documents: str | None = None,
+    company: str | None = None,
+    *,
+    year: int | None = None,
+    form: str | None = None,
+    broker: str | None = None,
+    use_regex: bool = False,
+    options: SearchOptions = DEFAULT_OPTIONS,
+) -> list[Hit]:
+    """The hits of :func:`run_search` for a request given as arguments (trusted callers: tests, benchmarks)."""
+    request = SearchRequest.model_construct(
+        query=query, top_k=top_k, documents=documents, company=company, year=year, form=form, broker=broker,
+        use_regex=use_regex,
+    )  # fmt: skip
+    return run_search(index, request, options).hits
+
+
+def _with_highlights(
+    index: LoadedIndex, hits: list[Hit], patterns: list[regex.Pattern[str]], budget: Budget
+) -> list[Hit]:
+    out = []
+    for hit in hits:
+        page = get_page_lines(index, hit.document, hit.page)
+        out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns, budget)}))
+    return out
+
+
+def _row_evidence(index: LoadedIndex, row: Chunk) -> RowEvidence | None:
+    """A table-row chunk's cells, from its page's tables (kept there, not in memory with every chunk)."""
+    if row.table_ref is None:
+        return None
+    table, number = row.table_ref
+    tables = get_page_tables(index, row.document, row.page)
+    if table >= len(tables) or number >= len(tables[table].rows):
+        return None
+    cells = tables[table].rows[number]
+    return RowEvidence(text=row.text, label=cells.label, cells=cells.cells, boxes=cells.boxes)
+
+
+def _hit(
+    index: LoadedIndex,
+    row: int,
+    score: float,
+    bm25_rank: int | None = None,
+    dense_rank: int | None = None,
+    evidence: RowEvidence | None = None,
+) -> Hit:
+    chunk = index.chunks[row]
+    return Hit(
+        chunk_id=chunk.chunk_id,
+        document=chunk.document,
+        page=chunk.page,
+        page_width=chunk.page_width,
+        page_height=chunk.page_height,
+        content=chunk.text,
+        boxes=index.chunk_boxes.of(row),
+        score=round(score, 6),
+        kind=chunk.kind,
+        section=chunk.section,
+        bm25_rank=bm25_rank,
+        dense_rank=dense_rank,
+        table_row=evidence,
+    )
+
+
+def regex_search(
+    index: LoadedIndex, pattern: str, top_k: int, filters: Filters, options: SearchOptions
+) -> SearchOutcome:
+    scope = filter_documents(index, filters)
+    allowed = allowed_rows(index, scope)
+    rows = [
+        row
+        for row in (allowed.tolist() if allowed is not None else range(len(index.chunks)))
+        if index.chunks[row].kind != "table_row"  # a row's line is in its passage already
+    ]
+    budget = regex_budget(pattern)  # one deadline for matching the passages and highlighting the hits
+    matches = regex_matches(pattern, rows, index.chunks, budget)
+    scored = [(float(count), row) for row, count in matches]
+    plain = Route("regex", 1.0, 0.0, 1.0)
+    hits = [_hit(index, row, score) for score, row in _select(index, scored, top_k, options, plain)]
+    if options.highlights:
+        hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget)
+    return SearchOutcome(hits, scope, plain.kind)
