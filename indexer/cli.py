@@ -46,7 +46,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default WARNING)")
     parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
     sub = parser.add_subparsers(dest="command", required=True)
+    _build_commands(sub)
+    _fetch_command(sub)
+    _reading_commands(sub)
+    return parser
 
+
+def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """build, add, remove: one build of a set of files, published atomically."""
     build = sub.add_parser(
         "build",
         help="index every PDF under DOCS_DIR into INDEX_DIR (atomic replace; unchanged files are reused, "
@@ -85,6 +92,8 @@ def _parser() -> argparse.ArgumentParser:
             "--max-parse-memory", type=float, default=MAX_PARSE_MEMORY_MB, help="MB of memory one file's parse may use"
         )
 
+
+def _fetch_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     fetch = sub.add_parser("fetch", help="download filings from SEC EDGAR (and, with --index, add them)")
     fetch.add_argument("--ticker", required=True, help="trading symbol, e.g. AAPL")
     fetch.add_argument("--form", action="append", dest="forms", help="10-K, 10-Q, 8-K, … (repeatable; default 10-K)")
@@ -99,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
     fetch.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch (with --index)")
     fetch.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+
+def _reading_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """verify, list, search, eval: read an index, change nothing."""
     verify = sub.add_parser("verify", help="check an index's files against the hashes in its manifest")
     verify.add_argument("--index", type=Path, required=True, dest="index_dir")
     verify.add_argument("--json", action="store_true")
@@ -126,7 +138,6 @@ def _parser() -> argparse.ArgumentParser:
     evaluate.add_argument("--mode", choices=["shared", "filtered", "both"], default="both")
     evaluate.add_argument("--systems", default=",".join(SYSTEMS), help="hybrid,bm25,dense,seed-pages")
     evaluate.add_argument("--json", action="store_true", help="print the full report (with per-question tops) as JSON")
-    return parser
 
 
 def _print_report(report: BuildReport, as_json: bool) -> None:

@@ -7,7 +7,9 @@ import inspect
 import logging
 import sys
 import threading
+import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, TypeVar
 
 import fastmcp
@@ -49,15 +51,44 @@ _CITE = (
     "Every figure or statement you take from a result must be cited with its document and 1-based page "
     "(e.g. BESTBUY_2024Q2_10Q.pdf p.19); call get_page to read the whole page before quoting."
 )
-
-
+INSTRUCTIONS = (
+    "Search financial filings (SEC 10-K/10-Q/8-K, earnings releases) and Chinese annual reports (年报) and broker "
+    f"research (研报) stored locally. {_CITE}"
+)
 MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name exactly as list_documents gives it")
+PAGE = Field(description="1-based page number")
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A tool as declared below: its function (the loader first, then the tool's arguments), its description, the
+    model of its result, and whether the description ends with what the loaded index covers."""
+
+    function: Callable[..., ToolResult]
+    description: str
+    output: type[BaseModel]
+    with_coverage: bool = False
+
+
+TOOLS: list[Declared] = []
+
+
+def tool(
+    output: type[BaseModel], description: str, *, with_coverage: bool = False
+) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
+    """Declare a tool where it is written (its description beside its signature); build_server registers it."""
+
+    def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
+        TOOLS.append(Declared(function, description, output, with_coverage))
+        return function
+
+    return declare
 
 
 def arguments_of(model: type[BaseModel]) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Give a tool function taking ``**arguments`` the signature of ``model``'s fields, so that its input schema,
-    validation and descriptions are the model's (declared once, used by the tool, the CLI and eval)."""
+    """Give a tool function taking ``**arguments`` the signature of ``model``'s fields (after the loader), so that its
+    input schema, validation and descriptions are the model's (declared once, used by the tool, the CLI and eval)."""
 
     def declare(function: Callable[..., T]) -> Callable[..., T]:
         parameters = [
@@ -69,9 +100,10 @@ def arguments_of(model: type[BaseModel]) -> Callable[[Callable[..., T]], Callabl
             )
             for name, field in model.model_fields.items()
         ]
+        loader = inspect.Parameter("loader", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=IndexLoader)
         returns = inspect.signature(function).return_annotation
-        function.__signature__ = inspect.Signature(parameters, return_annotation=returns)  # type: ignore[attr-defined]
-        function.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": returns}
+        function.__signature__ = inspect.Signature([loader, *parameters], return_annotation=returns)  # type: ignore[attr-defined]
+        function.__annotations__ = {p.name: p.annotation for p in (loader, *parameters)} | {"return": returns}
         return function
 
     return declare
@@ -93,123 +125,126 @@ def _answer(result: BaseModel) -> ToolResult:
     )
 
 
+@tool(
+    DocumentList,
+    "List the documents in the knowledge base: company, form, period, language, pages.",
+    with_coverage=True,
+)
+def list_documents(loader: IndexLoader) -> ToolResult:
+    return _answer(_call(loader, list_documents_tool))
+
+
+@tool(
+    SearchResult,
+    "Search the filings for passages (keyword BM25 + semantic search, fused; English and Chinese terms and periods "
+    "are expanded, e.g. 1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns the best passage of each page, best first, "
+    "with its document, 1-based page, and the bounding boxes of its lines (PDF points, top-left origin). A company, "
+    "year or form named in the query narrows the search to those filings; `documents`, `company`, `year` and `form` "
+    f"do so explicitly. To compare filings, search each one. {_CITE}",
+    with_coverage=True,
+)
+@arguments_of(SearchRequest)
+def search_reports(loader: IndexLoader, **arguments: object) -> ToolResult:
+    return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)))
+
+
+@tool(
+    QuoteLocation,
+    "Verify a quoted figure or sentence against a page and get the boxes of the exact text, one per line. Matching "
+    "tolerates whitespace, currency symbols, thousands separators, (1,234) for -1,234 and units (52.00B = 52 billion "
+    "= 52,000 million; 1.2亿 = 12,000万) but never accepts a different number. A short figure that occurs several "
+    "times is reported ambiguous (verified=false) with every candidate box. If the quote is not on the page, the "
+    "pages before and after are tried and the note says so. Use it for every figure you state; report unverified "
+    "quotes as unverified.",
+)
+def locate_quote(
+    loader: IndexLoader,
+    document: Annotated[str, DOCUMENT],
+    page: Annotated[int, Field(description="1-based page the quote is cited from")],
+    quote: Annotated[
+        str,
+        Field(
+            max_length=MAX_INPUT_CHARS,
+            description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence",
+        ),
+    ],
+) -> ToolResult:
+    return _answer(_call(loader, locate_quote_tool, document, page, quote))
+
+
+@tool(
+    RenderedPage,
+    "Render a page as a PNG image with a quote (located as by locate_quote) or given boxes highlighted in yellow, so "
+    "the evidence can be shown to the user. The long side is at most 1600 px.",
+)
+def render_page(
+    loader: IndexLoader,
+    document: Annotated[str, DOCUMENT],
+    page: Annotated[int, PAGE],
+    quote: Annotated[
+        str | None, Field(max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)")
+    ] = None,
+    bboxes: Annotated[
+        list[BoundingBox] | None,
+        Field(max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"),
+    ] = None,
+    dpi: Annotated[int, Field(ge=36, le=300, description="resolution; the long side is capped at 1600 px")] = 110,
+) -> ToolResult:
+    png, info = _call(loader, render_page_tool, document, page, quote, bboxes, dpi)
+    return ToolResult(
+        content=[
+            Image(data=png, format="png").to_image_content(),
+            TextContent(type="text", text=info.model_dump_json()),
+        ],
+        structured_content=info.model_dump(),
+    )
+
+
+@tool(
+    PageResult,
+    "Read one whole page of a document: its text and each line with its bounding box. Use it to check context around "
+    "a search hit before quoting. Only documents from list_documents can be read.",
+)
+def get_page(loader: IndexLoader, document: Annotated[str, DOCUMENT], page: Annotated[int, PAGE]) -> ToolResult:
+    return _answer(_call(loader, get_page_tool, document, page))
+
+
+def _bound(function: Callable[..., ToolResult], loader: IndexLoader) -> Callable[..., ToolResult]:
+    """The tool function with the loader given: its signature (the schema clients see) is the tool's arguments."""
+    signature = inspect.signature(function)
+    hints = typing.get_type_hints(function, include_extras=True)
+
+    def call(**arguments: object) -> ToolResult:
+        return function(loader, **arguments)
+
+    parameters = [p.replace(annotation=hints[p.name]) for p in list(signature.parameters.values())[1:]]
+    call.__signature__ = signature.replace(parameters=parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
+    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": ToolResult}
+    call.__name__ = function.__name__
+    return call
+
+
 def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
+    """The FastMCP server: the declared tools bound to ``loader``, the prompt, the index's coverage in the
+    instructions and in the descriptions that ask for it."""
     try:
         scope = coverage(read_manifest(settings.index_dir))
     except FilingsError as exc:
         scope = f"The index is not available: {exc}"
-    mcp = FastMCP(
-        "filings",
-        instructions=(
-            "Search financial filings (SEC 10-K/10-Q/8-K, earnings releases) and Chinese annual reports (年报) and "
-            f"broker research (研报) stored locally. {_CITE}\n{scope}"
-        ),
-        auth=SharedTokenVerifier(settings.token) if settings.transport == "http" and settings.token else None,
-    )
-
-    def list_documents() -> ToolResult:
-        return _answer(_call(loader, list_documents_tool))
-
-    @arguments_of(SearchRequest)
-    def search_reports(**arguments: object) -> ToolResult:
-        return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)))
-
-    def get_page(
-        document: Annotated[str, DOCUMENT],
-        page: Annotated[int, Field(description="1-based page number")],
-    ) -> ToolResult:
-        return _answer(_call(loader, get_page_tool, document, page))
-
-    mcp.tool(
-        list_documents,
-        output_schema=output_schema(DocumentList),
-        description=f"List the documents in the knowledge base: company, form, period, language, pages.\n{scope}",
-        annotations=READ_ONLY,
-    )
-    mcp.tool(
-        search_reports,
-        output_schema=output_schema(SearchResult),
-        description=(
-            "Search the filings for passages (keyword BM25 + semantic search, fused; English and Chinese terms "
-            "and periods are expanded, e.g. 1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns the best passage of each "
-            "page, best first, with its document, 1-based page, and the bounding boxes of its lines (PDF points, "
-            "top-left origin). A company, year or form named in the query narrows the search to those filings; "
-            "`documents`, `company`, `year` and `form` do so explicitly. To compare filings, search each one. "
-            f"{_CITE}\n{scope}"
-        ),
-        annotations=READ_ONLY,
-    )
-
-    def locate_quote(
-        document: Annotated[str, DOCUMENT],
-        page: Annotated[int, Field(description="1-based page the quote is cited from")],
-        quote: Annotated[
-            str,
-            Field(
-                max_length=MAX_INPUT_CHARS,
-                description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence",
-            ),
-        ],
-    ) -> ToolResult:
-        return _answer(_call(loader, locate_quote_tool, document, page, quote))
-
-    def render_page(
-        document: Annotated[str, DOCUMENT],
-        page: Annotated[int, Field(description="1-based page number")],
-        quote: Annotated[
-            str | None,
-            Field(max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)"),
-        ] = None,
-        bboxes: Annotated[
-            list[BoundingBox] | None,
-            Field(max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"),
-        ] = None,
-        dpi: Annotated[int, Field(ge=36, le=300, description="resolution; the long side is capped at 1600 px")] = 110,
-    ) -> ToolResult:
-        png, info = _call(loader, render_page_tool, document, page, quote, bboxes, dpi)
-        return ToolResult(
-            content=[
-                Image(data=png, format="png").to_image_content(),
-                TextContent(type="text", text=info.model_dump_json()),
-            ],
-            structured_content=info.model_dump(),
+    auth = SharedTokenVerifier(settings.token) if settings.transport == "http" and settings.token else None
+    mcp = FastMCP("filings", instructions=f"{INSTRUCTIONS}\n{scope}", auth=auth)
+    for declared in TOOLS:
+        mcp.tool(
+            _bound(declared.function, loader),
+            name=declared.function.__name__,
+            description=f"{declared.description}\n{scope}" if declared.with_coverage else declared.description,
+            output_schema=output_schema(declared.output),
+            annotations=READ_ONLY,
         )
-
-    mcp.tool(
-        locate_quote,
-        output_schema=output_schema(QuoteLocation),
-        description=(
-            "Verify a quoted figure or sentence against a page and get the boxes of the exact text, one per line. "
-            "Matching tolerates whitespace, currency symbols, thousands separators, (1,234) for -1,234 and units "
-            "(52.00B = 52 billion = 52,000 million; 1.2亿 = 12,000万) but never accepts a different number. A short "
-            "figure that occurs several times is reported ambiguous (verified=false) with every candidate box. "
-            "If the quote is not on the page, the pages before and after are tried and the note says so. Use it "
-            "for every figure you state; report unverified quotes as unverified."
-        ),
-        annotations=READ_ONLY,
-    )
-    mcp.tool(
-        render_page,
-        description=(
-            "Render a page as a PNG image with a quote (located as by locate_quote) or given boxes highlighted in "
-            "yellow, so the evidence can be shown to the user. The long side is at most 1600 px."
-        ),
-        annotations=READ_ONLY,
-        output_schema=output_schema(RenderedPage),
-    )
     mcp.prompt(
         due_diligence,
         name="due_diligence",
         description="Answer a question from the filings with verified, page-level citations.",
-    )
-    mcp.tool(
-        get_page,
-        output_schema=output_schema(PageResult),
-        description=(
-            "Read one whole page of a document: its text and each line with its bounding box. Use it to check "
-            "context around a search hit before quoting. Only documents from list_documents can be read."
-        ),
-        annotations=READ_ONLY,
     )
     return mcp
 

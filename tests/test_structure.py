@@ -50,3 +50,17 @@ def test_no_module_is_two_modules() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
     }
     assert long == {}
+
+
+MAX_FUNCTION_LINES = 80
+
+
+def test_no_function_is_a_module() -> None:
+    long = []
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > MAX_FUNCTION_LINES:
+                    long.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {node.name} ({lines} lines)")
+    assert long == []
