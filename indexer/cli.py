@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from indexer.core.errors import FilingsError
-from indexer.index.embed import DEFAULT_EMBEDDER
+from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.publish import check_index_target
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
@@ -67,7 +67,7 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     remove.add_argument("documents", nargs="+")
     for command in (build, add, remove):
         command.add_argument("--index", type=Path, required=True, dest="index_dir")
-        command.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch")
+        command.add_argument("--batch-size", type=int, default=EMBED_BATCH, help="chunks per embedding batch")
         command.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
         command.add_argument("--json", action="store_true", help="print the build summary as JSON")
     for command in (build, add):
@@ -105,7 +105,7 @@ def _fetch_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[typ
     fetch.add_argument("--sec-data-url", default=SEC_DATA_URL, help="EDGAR's data host (submissions API)")
     fetch.add_argument("--limit", type=int, default=None, help="at most this many filings, newest first")
     fetch.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
-    fetch.add_argument("--batch-size", type=int, default=32, help="chunks per embedding batch (with --index)")
+    fetch.add_argument("--batch-size", type=int, default=EMBED_BATCH, help="chunks per embedding batch (with --index)")
     fetch.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 

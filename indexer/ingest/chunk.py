@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from indexer.core.geometry import ROW_IN_PASSAGE_PT
 from indexer.core.models import Chunk, Line, Page
 from indexer.core.sections import LONG_SECTIONS, find_heading
 from indexer.core.text import CJK
@@ -166,7 +167,7 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
         for r, row in enumerate(table.rows):
             text = row_text(table, row)
             first = row.boxes[0]
-            parent = next((c for c in body if any(abs(b.top - first.top) < 1.0 for b in c.boxes)), None)
+            parent = next((c for c in body if any(abs(b.top - first.top) < ROW_IN_PASSAGE_PT for b in c.boxes)), None)
             chunks.append(
                 Chunk(
                     chunk_id=f"{doc_sha[:12]}-p{page.number}-t{t}r{r}",

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.core.errors import FilingsError
-from indexer.index.embed import DEFAULT_EMBEDDER
+from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.lexical import Bm25Settings
 from indexer.ingest.chunk import ChunkSettings
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
@@ -67,7 +67,7 @@ class BuildSettings:
     parse_timeout: float = PARSE_TIMEOUT_S  # seconds one file may take to parse
     max_pages: int = MAX_PAGES
     max_parse_memory_mb: float = MAX_PARSE_MEMORY_MB  # resident memory one parse may hold
-    batch_size: int = 32
+    batch_size: int = EMBED_BATCH
     follow_links: bool = False  # index files reached through links that leave the folder being indexed
     progress: bool = True
     cache_dir: Path = field(default_factory=default_cache_dir)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
+from indexer.core.geometry import TABLE_LINE_PT
 from indexer.core.models import Box, Cell, Line, Page, Span, Table, TableRegion, TableRow
 from indexer.core.text import CJK_RANGE, FULLWIDTH_RANGE
 from indexer.core.tokenize import normalize_text
@@ -106,7 +107,7 @@ def _line_boxes(spans: list[Span]) -> list[Box]:
     """One box per printed line of a group of spans."""
     by_line: dict[float, list[Box]] = {}
     for span in spans:
-        key = next((top for top in by_line if abs(top - span.box.top) < 2.0), span.box.top)
+        key = next((top for top in by_line if abs(top - span.box.top) < TABLE_LINE_PT), span.box.top)
         by_line.setdefault(key, []).append(span.box)
     return [_union(boxes) for _, boxes in sorted(by_line.items())]
 
@@ -280,7 +281,7 @@ def _cells(valued: list[_Split], columns: list[tuple[float, float]], headers: li
             column = _column_of(spans[0].box.x0, spans[-1].box.x1, columns)
             if column in merged:
                 before, before_spans = merged[column]
-                same_line = abs(before_spans[-1].box.top - spans[0].box.top) < 2.0
+                same_line = abs(before_spans[-1].box.top - spans[0].box.top) < TABLE_LINE_PT
                 text = before + ("" if same_line else " ") + text
                 spans = before_spans + spans
             merged[column] = (text, spans)

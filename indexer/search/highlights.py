@@ -9,6 +9,7 @@ import regex
 from pydantic import BaseModel
 
 from indexer.core.budget import Budget
+from indexer.core.geometry import HIT_LINE_PT
 from indexer.core.models import Box, Line, Page
 from indexer.core.text import CJK
 from indexer.core.tokenize import Tokenizer, normalize_aligned, normalize_text
@@ -41,7 +42,7 @@ def query_patterns(query: str, tokenizer: Tokenizer) -> list[regex.Pattern[str]]
 
 
 class _HitLines:
-    """Whether a box lies on one of the hit's lines (same baseline within 1.5 pt, inside its x-range), by bisection
+    """Whether a box lies on one of the hit's lines (same baseline within HIT_LINE_PT, inside its x-range), by bisection
     over the lines' tops."""
 
     def __init__(self, lines: list[Box]) -> None:
@@ -49,11 +50,11 @@ class _HitLines:
         self._tops = [top for top, _, _ in self._lines]
 
     def holds(self, x0: float, top: float, x1: float) -> bool:
-        first = bisect_left(self._tops, top - 1.5)
+        first = bisect_left(self._tops, top - HIT_LINE_PT)
         for line_top, line_x0, line_x1 in self._lines[first:]:
-            if line_top - top >= 1.5:
+            if line_top - top >= HIT_LINE_PT:
                 return False
-            if abs(top - line_top) < 1.5 and line_x0 - 1 <= x0 and x1 <= line_x1 + 1:
+            if abs(top - line_top) < HIT_LINE_PT and line_x0 - 1 <= x0 and x1 <= line_x1 + 1:
                 return True
         return False
 
