@@ -33,6 +33,7 @@ WILDCARD_BINDS = frozenset({"0.0.0.0", "::", ""})
 MAX_SESSIONS = 256
 MAX_SESSIONS_PER_CLIENT = 64
 SESSION_IDLE_TIMEOUT_S = 600.0
+MCP_PATH = "/mcp"  # FastMCP's Streamable HTTP endpoint
 HANDSHAKE_POSTS = 2  # initialize, then notifications/initialized: a session with no more has done no work
 
 
@@ -151,8 +152,15 @@ class _Session:
 class SessionLimiter:
     """Caps open Streamable HTTP sessions, in total and per client address, by closing idle ones (see module)."""
 
-    def __init__(self, app: ASGIApp, max_sessions: int = MAX_SESSIONS, per_client: int = MAX_SESSIONS_PER_CLIENT):
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_sessions: int = MAX_SESSIONS,
+        per_client: int = MAX_SESSIONS_PER_CLIENT,
+        path: str = MCP_PATH,
+    ) -> None:
         self.app = app
+        self.path = path.rstrip("/")
         self.max_sessions = max_sessions
         self.per_client = per_client
         self.sessions: dict[str, _Session] = {}
@@ -160,8 +168,8 @@ class SessionLimiter:
         self.evicted = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
+        if scope["type"] != "http" or scope.get("path", "").rstrip("/") != self.path:
+            await self.app(scope, receive, send)  # only the MCP endpoint opens sessions
             return
         session_id = _header(scope, SESSION_HEADER)
         if session_id is None and scope["method"] == "POST":
