@@ -170,8 +170,8 @@ def read_manifest(folder: Path) -> Manifest:
         ) from exc
 
 
-def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
-    path = Layout(folder).chunks
+def _jsonl(path: Path, model: type[_M]) -> Iterator[_M]:
+    """The records of a JSON-lines file of the index, each validated as ``model``."""
     try:
         with path.open(encoding="utf-8") as handle:
             for line in handle:
@@ -183,6 +183,10 @@ def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
         raise IndexLoadError(
             f"{path} is damaged or from another version ({exc.error_count()} errors); rebuild the index"
         ) from exc
+
+
+def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
+    return _jsonl(Layout(folder).chunks, model)
 
 
 def read_chunks(folder: Path) -> list[Chunk]:
@@ -278,13 +282,4 @@ def read_page(
 
 
 def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:
-    path = pages_file(folder, meta)
-    try:
-        with path.open("rb") as handle:
-            return [Page.model_validate_json(line) for line in handle if line.strip()]
-    except OSError as exc:
-        raise IndexLoadError(f"cannot read {path} ({exc.strerror}); rebuild the index") from exc
-    except ValidationError as exc:
-        raise IndexLoadError(
-            f"{path} is damaged or from another version ({exc.error_count()} errors); rebuild the index"
-        ) from exc
+    return list(_jsonl(pages_file(folder, meta), Page))
