@@ -12,9 +12,9 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from indexer.core.errors import FilingsError
+from indexer.core.models import wire
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.publish import check_index_target
-from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
 from indexer.ingest.build import BuildReport, add_documents, build_index, remove_documents
@@ -32,9 +32,9 @@ from indexer.ingest.edgar import (
 )
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 from indexer.ingest.settings import BuildSettings, default_cache_dir
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
 from indexer.search.request import MAX_TOP_K, SearchRequest
-from indexer.search.retrieve import run_search
 
 logger = logging.getLogger(__name__)
 
@@ -301,14 +301,16 @@ def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
     except ValidationError as exc:
         problems = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')}: {e['msg']}" for e in exc.errors())
         raise FilingsError(f"invalid search ({problems})") from exc
-    index = load_index(args.index_dir, cache_dir)
-    outcome = run_search(index, request)
+    kb = KnowledgeBase.open(args.index_dir, cache_dir)
+    outcome = kb.search(request)
     hits = outcome.hits
     if args.json:
-        print(json.dumps([h.model_dump() for h in hits], ensure_ascii=False, indent=2))
+        print(json.dumps([wire(h) for h in hits], ensure_ascii=False, indent=2))  # as search_reports gives them
         return EXIT_OK
-    searched = len(outcome.scope) if outcome.scope is not None else len(index.documents)
-    print(f"{len(hits)} hit(s) in {searched} of {len(index.documents)} documents ({outcome.route} question)")
+    print(
+        f"{len(hits)} hit(s) in {kb.searched_count(outcome)} of {len(kb.documents())} documents "
+        f"({outcome.route} question)"
+    )
     for rank, hit in enumerate(hits, start=1):
         first = next((line for line in hit.content.splitlines() if line.strip()), "")
         box = hit.boxes[0]
@@ -331,9 +333,9 @@ def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
             f"unknown systems {sorted(unknown)} or bad --k (1 to {MAX_TOP_K}); systems are {', '.join(SYSTEMS)}"
         )
     questions = [q for path in args.questions for q in load_questions(path)]
-    index = load_index(args.index_dir, cache_dir)
+    kb = KnowledgeBase.open(args.index_dir, cache_dir)
     modes = MODES if args.mode == "both" else (args.mode,)
-    report = Evaluator(index, ks).evaluate(questions, systems, modes)
+    report = Evaluator(kb.index, ks).evaluate(questions, systems, modes)
     print(dump(report) if args.json else format_table(report))
     return EXIT_OK
 

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from indexer.core.errors import IndexLoadError
-from indexer.index.reader import LoadedIndex, load_index, manifest_stamp
+from indexer.index.reader import manifest_stamp
+from indexer.knowledge_base import KnowledgeBase
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +34,7 @@ class IndexLoader:
         self._timeout = timeout
         self._lock = threading.Lock()
         self._done = threading.Event()
-        self._index: LoadedIndex | None = None
+        self._index: KnowledgeBase | None = None
         self._error: Exception | None = None
         self._thread: threading.Thread | None = None
         self._reload_lock = threading.Lock()
@@ -48,7 +49,7 @@ class IndexLoader:
     def _load(self) -> None:
         started = time.perf_counter()
         try:
-            index = load_index(self._index_dir, self._cache_dir)
+            index = KnowledgeBase.open(self._index_dir, self._cache_dir)
             _settle()
             with self._lock:
                 self._index = index
@@ -60,7 +61,7 @@ class IndexLoader:
         finally:
             self._done.set()
 
-    def get(self) -> LoadedIndex:
+    def get(self) -> KnowledgeBase:
         """The loaded index; waits up to the timeout, raises IndexLoadError with the reason if loading failed."""
         self.start()
         if not self._done.wait(self._timeout):
@@ -74,7 +75,7 @@ class IndexLoader:
             current = self._index
         return self._current_version(current)
 
-    def _current_version(self, current: LoadedIndex) -> LoadedIndex:
+    def _current_version(self, current: KnowledgeBase) -> KnowledgeBase:
         stamp = manifest_stamp(self._index_dir)
         if stamp is None or stamp == current.stamp or stamp == self._failed_stamp:
             return current
@@ -82,7 +83,7 @@ class IndexLoader:
             return current  # another call is loading the new version; this one is answered from the old
         try:
             started = time.perf_counter()
-            index = load_index(self._index_dir, self._cache_dir, previous=current)
+            index = KnowledgeBase.open(self._index_dir, self._cache_dir, previous=current)
         except Exception as exc:  # the previous version keeps serving
             logger.error("new version of %s not loaded, still serving the previous one: %s", self._index_dir, exc)
             self._failed_stamp = stamp

@@ -13,6 +13,8 @@ from typing import Any
 from fastmcp.utilities.json_schema import compress_schema
 from pydantic import BaseModel
 
+from indexer.core.models import wire_schema
+
 _NULL = {"type": "null"}
 
 
@@ -42,8 +44,9 @@ def _flatten(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema of a tool's result model (titles pruned, as FastMCP does), optional fields as type lists."""
-    schema = compress_schema(model.model_json_schema(), prune_titles=True)
+    """The JSON schema of a tool's result as :func:`wire` writes it (titles pruned, as FastMCP does), optional
+    fields as type lists."""
+    schema = compress_schema(wire_schema(model), prune_titles=True)
     raw = schema.get("$defs", {})
     defs = {name: _flatten(value, raw) for name, value in raw.items()}
     out: dict[str, Any] = _flatten({key: value for key, value in schema.items() if key != "$defs"}, defs)

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from starlette.middleware import Middleware
 
 from indexer.core.errors import FilingsError
+from indexer.core.models import Box, wire, wire_json
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.auth import SharedTokenVerifier
@@ -38,7 +39,7 @@ from mcp_server.tools import (
     render_page_tool,
     search_reports_tool,
 )
-from mcp_server.types import BoundingBox, DocumentList, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import DocumentList, PageResult, QuoteLocation, RenderedPage, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -120,8 +121,8 @@ def _answer(result: BaseModel) -> ToolResult:
     """The result as structured content and as its JSON text, each serialised once (FastMCP's own conversion
     serialises to JSON and parses it back, a third of a search's time on a large result)."""
     return ToolResult(
-        content=[TextContent(type="text", text=result.model_dump_json())],
-        structured_content=result.model_dump(mode="json"),
+        content=[TextContent(type="text", text=wire_json(result))],
+        structured_content=wire(result),
     )
 
 
@@ -185,7 +186,7 @@ def render_page(
         str | None, Field(max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)")
     ] = None,
     bboxes: Annotated[
-        list[BoundingBox] | None,
+        list[Box] | None,
         Field(max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"),
     ] = None,
     dpi: Annotated[int, Field(ge=36, le=300, description="resolution; the long side is capped at 1600 px")] = 110,
@@ -194,9 +195,9 @@ def render_page(
     return ToolResult(
         content=[
             Image(data=png, format="png").to_image_content(),
-            TextContent(type="text", text=info.model_dump_json()),
+            TextContent(type="text", text=wire_json(info)),
         ],
-        structured_content=info.model_dump(),
+        structured_content=wire(info),
     )
 
 

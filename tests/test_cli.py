@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from indexer.index.reader import load_index
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.retrieve import search
 from mcp_server.tools import list_documents_tool
 from tests.conftest import BROKER, ROOT
@@ -40,7 +41,8 @@ def test_build_list_search_and_exit_statuses(tmp_path: Path, cache_dir: Path) ->
 
     found = _cli("search", "目标价 评级", "--index", str(index), "--json", cache=cache_dir)
     hits = json.loads(found.stdout)
-    assert found.returncode == 0 and hits and hits[0]["document"] == BROKER.name
+    assert found.returncode == 0 and hits and hits[0]["source"]["document"] == BROKER.name
+    assert hits[0]["bboxes"] and hits[0]["source"]["page"] >= 1  # the hits as search_reports gives them
 
     filtered = _cli("search", "金刚线", "--index", str(index), "--form", "研报", "--year", "2022", "--broker", "德邦",
                     cache=cache_dir)  # fmt: skip
@@ -69,6 +71,6 @@ def test_bm25_only_index_is_served_without_dense_search(tmp_path: Path, cache_di
         == 0
     )
     index = load_index(tmp_path / "idx", cache_dir)
-    assert not index.storage.dense_search and not list_documents_tool(index).dense_search
+    assert not index.storage.dense_search and not list_documents_tool(KnowledgeBase(index)).dense_search
     hits = search(index, "金刚线 产能", top_k=3)
     assert hits and all(h.dense_rank is None for h in hits)

@@ -15,6 +15,7 @@ from indexer.index.store import pdf_file, source_file
 from indexer.ingest.build import add_documents, build_index
 from indexer.ingest.convert import _local_fetcher
 from indexer.ingest.settings import BuildSettings
+from indexer.knowledge_base import KnowledgeBase
 from mcp_server.tools import get_page_tool, locate_quote_tool, render_page_tool
 from tests.conftest import BROKER, ROOT, text_under
 from tests.edgar_server import RECORDED, Faults, edgar_server
@@ -46,12 +47,12 @@ def test_an_html_filing_is_served_like_a_pdf(html_index: Path, cache_dir: Path) 
     stored_pdf = pdf_file(html_index, meta)
     assert len(PdfReader(stored_pdf).pages) == 4  # the converted PDF is kept: page images match the index
     assert source_file(html_index, meta).read_bytes() == META_8K.read_bytes()  # and the original beside it
-    page = get_page_tool(index, META_8K.name, 3)
+    page = get_page_tool(KnowledgeBase(index), META_8K.name, 3)
     assert QUOTE in " ".join(page.text.split())
-    located = locate_quote_tool(index, META_8K.name, 3, QUOTE)
+    located = locate_quote_tool(KnowledgeBase(index), META_8K.name, 3, QUOTE)
     assert located.verified and located.page == 3
-    assert text_under(stored_pdf, 3, located.bboxes).replace(" ", "") == QUOTE.replace(" ", "")
-    png, info = render_page_tool(index, META_8K.name, 3, QUOTE, None, 72)
+    assert text_under(stored_pdf, 3, located.boxes).replace(" ", "") == QUOTE.replace(" ", "")
+    png, info = render_page_tool(KnowledgeBase(index), META_8K.name, 3, QUOTE, None, 72)
     assert png.startswith(b"\x89PNG") and info.highlighted
 
 

@@ -11,7 +11,9 @@ import pytest
 from fastmcp.utilities.json_schema import compress_schema
 from pydantic import BaseModel
 
+from indexer.core.models import wire
 from indexer.index.reader import LoadedIndex
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
 from mcp_server.schemas import output_schema
 from mcp_server.tools import get_page_tool, list_documents_tool, locate_quote_tool, search_reports_tool
@@ -20,12 +22,13 @@ from tests.conftest import SIFANG
 
 
 def _results(index: LoadedIndex) -> list[BaseModel]:
+    kb = KnowledgeBase(index)
     return [
-        search_reports_tool(index, SearchRequest(query="营业收入 2019", top_k=5)),
-        search_reports_tool(index, SearchRequest(query="net revenues", top_k=5)),
-        list_documents_tool(index),
-        get_page_tool(index, SIFANG.name, 5),
-        locate_quote_tool(index, SIFANG.name, 5, "1,175,301,034.32"),
+        search_reports_tool(kb, SearchRequest(query="营业收入 2019", top_k=5)),
+        search_reports_tool(kb, SearchRequest(query="net revenues", top_k=5)),
+        list_documents_tool(kb),
+        get_page_tool(kb, SIFANG.name, 5),
+        locate_quote_tool(kb, SIFANG.name, 5, "1,175,301,034.32"),
     ]
 
 
@@ -61,9 +64,9 @@ def test_no_optional_field_is_an_anyof_with_null() -> None:
 @pytest.mark.parametrize("position", range(5))
 def test_real_results_and_broken_ones_get_the_same_verdict(samples_index: LoadedIndex, position: int) -> None:
     result = _results(samples_index)[position]
-    instance = result.model_dump(mode="json")
+    instance = wire(result)
     ours = output_schema(type(result))
-    pydantics = compress_schema(type(result).model_json_schema(), prune_titles=True)
+    pydantics = compress_schema(type(result).model_json_schema(mode="serialization", by_alias=True), prune_titles=True)
     assert _valid(ours, instance) and _valid(pydantics, instance)
     broken = _broken(instance)
     assert broken

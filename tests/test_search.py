@@ -4,6 +4,7 @@ import pytest
 
 from indexer.core.errors import NotFoundError, QueryError
 from indexer.index.reader import LoadedIndex, get_page
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
 from indexer.search.retrieve import run_search, search
 from mcp_server.tools import list_documents_tool
@@ -143,7 +144,7 @@ def test_broker_filter_and_broker_fields_in_list_documents(samples_index: Loaded
     assert hits and {h.document for h in hits} == {BROKER.name}
     with pytest.raises(QueryError, match="brokers in the index: 德邦证券"):
         search(samples_index, "金刚线", broker="中信证券")
-    doc = next(d for d in list_documents_tool(samples_index).documents if d.document == BROKER.name)
+    doc = next(d for d in list_documents_tool(KnowledgeBase(samples_index)).documents if d.document == BROKER.name)
     assert (doc.broker, doc.rating, doc.analysts) == ("德邦证券", "增持", ["倪正洋"])
 
 

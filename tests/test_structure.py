@@ -64,3 +64,42 @@ def test_no_function_is_a_module() -> None:
                 if lines > MAX_FUNCTION_LINES:
                     long.append(f"{path.relative_to(ROOT).as_posix()}:{node.lineno} {node.name} ({lines} lines)")
     assert long == []
+
+
+NEARLY_THE_SAME = 0.6  # share of field names two unrelated models may have in common (Jaccard)
+
+
+def _models() -> list[type]:
+    """Every pydantic model the package defines (its modules imported, the models found by subclass walk)."""
+    import importlib
+
+    from pydantic import BaseModel
+
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        if not module.endswith("__main__"):
+            importlib.import_module(module)
+    found, todo = [], list(BaseModel.__subclasses__())
+    while todo:
+        model = todo.pop()
+        todo.extend(model.__subclasses__())
+        if model.__module__.split(".")[0] in ("indexer", "mcp_server"):
+            found.append(model)
+    return found
+
+
+def test_each_shape_is_defined_once() -> None:
+    """A result the tools give and the record the index holds are one model (a subclass may add fields; a copy
+    with the same fields under other names is what this catches)."""
+    models = _models()
+    assert len(models) > 20
+    alike = []
+    for i, a in enumerate(models):
+        for b in models[i + 1 :]:
+            if issubclass(a, b) or issubclass(b, a):
+                continue
+            inherited = {f for base in set(a.__mro__) & set(b.__mro__) for f in getattr(base, "model_fields", {})}
+            fa, fb = set(a.model_fields) - inherited, set(b.model_fields) - inherited
+            if min(len(fa), len(fb)) >= 3 and len(fa & fb) / len(fa | fb) >= NEARLY_THE_SAME:
+                alike.append(f"{a.__module__}.{a.__name__} ~ {b.__module__}.{b.__name__}: {sorted(fa & fb)}")
+    assert alike == []

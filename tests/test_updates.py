@@ -21,6 +21,7 @@ from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.retrieve import SearchOptions, search
 from mcp_server.loader import IndexLoader
 from mcp_server.tools import get_page_tool, list_documents_tool
@@ -86,22 +87,22 @@ def test_cli_add_keeps_the_index_embedder_and_remove_exits_2_on_unknown(
 def test_a_loaded_index_follows_new_versions(small_index: Path, cache_dir: Path) -> None:
     loader = IndexLoader(small_index, cache_dir, timeout=60)
     first = loader.get()
-    assert set(first.documents) == {SIFANG.name, MGM.name}
+    assert set(first.index.documents) == {SIFANG.name, MGM.name}
     assert loader.get() is first  # no new version: the same object, nothing reloaded
 
     add_documents(_settings(small_index, cache_dir), [BROKER])
     second = loader.get()
-    assert second is not first and BROKER.name in second.documents
-    assert second.tokenizer is first.tokenizer  # the costly parts are reused
+    assert second is not first and BROKER.name in second.index.documents
+    assert second.index.tokenizer is first.index.tokenizer  # the costly parts are reused
     assert [d.document for d in list_documents_tool(second).documents] == sorted([SIFANG.name, MGM.name, BROKER.name])
     # a call that started on the first version still gets answers from it
-    assert search(first, "营业收入", top_k=1, documents=SIFANG.name)[0].document == SIFANG.name
+    assert search(first.index, "营业收入", top_k=1, documents=SIFANG.name)[0].document == SIFANG.name
 
     remove_documents(_settings(small_index, cache_dir), [MGM.name])
     third = loader.get()
     with pytest.raises(NotFoundError, match="no longer in the index"):
         get_page_tool(third, MGM.name, 1)
-    assert get_page_tool(third, BROKER.name, 1).page == 1
+    assert get_page_tool(third, BROKER.name, 1).number == 1
 
 
 def test_kill_9_during_a_build_leaves_the_previous_index_complete(small_index: Path, cache_dir: Path) -> None:
@@ -127,7 +128,7 @@ def test_kill_9_during_a_build_leaves_the_previous_index_complete(small_index: P
     after = load_index(small_index, cache_dir)
     assert set(after.documents) == set(before.documents) == {SIFANG.name, MGM.name}
     assert len(after.chunks) == len(before.chunks)
-    assert get_page_tool(after, MGM.name, 15).page == 15
+    assert get_page_tool(KnowledgeBase(after), MGM.name, 15).number == 15
 
 
 async def _serve_through_an_update(index: Path, cache_dir: Path) -> dict[str, Any]:

@@ -2,14 +2,29 @@
 
 Coordinates are PDF points with the origin at the page's top-left corner (x right, y down);
 pages are numbered from 1 everywhere.
+
+Each shape is defined once and serves two readers: the index files (``model_dump_json()``: every field under its
+own name, full precision) and the tools' results (:func:`wire`: fields under their published names such as
+``bbox``, coordinates rounded, internal fields left out).
 """
 
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Annotated
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetJsonSchemaHandler,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_serializer,
+    model_serializer,
+)
+from pydantic.json_schema import JsonSchemaValue
 
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
 MAX_NAME_CHARS = 1000
@@ -33,9 +48,67 @@ def relative_name(value: str) -> str:
 
 RelativeName = Annotated[str, AfterValidator(relative_name)]
 
+_WIRE = {"wire": True}
+WIRE_DECIMALS = 2  # coordinates to 1/100 pt on the wire: far below a character's width, a quarter less JSON
+
+
+def _on_wire(info: SerializationInfo) -> bool:
+    return bool(info.context and info.context.get("wire"))
+
+
+def wire(model: BaseModel) -> dict[str, Any]:
+    """``model`` as a tool result: published field names, rounded coordinates, internal fields left out."""
+    return model.model_dump(mode="json", by_alias=True, context=_WIRE)
+
+
+def wire_json(model: BaseModel) -> str:
+    return model.model_dump_json(by_alias=True, context=_WIRE)
+
+
+def _all_required(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_all_required(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: _all_required(value) for key, value in node.items()}
+    if isinstance(out.get("properties"), dict):
+        out["required"] = list(out["properties"])
+    return out
+
+
+def wire_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema of what :func:`wire` writes: every property it lists is always written (with defaults)."""
+    return _all_required(model.model_json_schema(mode="serialization", by_alias=True))  # type: ignore[no-any-return]
+
+
+class Stored(BaseModel):
+    """A record some of whose fields are kept in the index but not served (listed in ``internal``): they are
+    dropped from :func:`wire` output and from its schema."""
+
+    internal: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _serve(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo):  # type: ignore[no-untyped-def]  # no return type: pydantic keeps the fields' schema
+        data = handler(self)
+        if self.internal and _on_wire(info) and isinstance(data, dict):
+            for name in self.internal:
+                data.pop(name, None)
+        return data
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        if cls.internal and handler.mode == "serialization":
+            target = handler.resolve_ref_schema(json_schema)
+            for name in cls.internal:
+                target.get("properties", {}).pop(name, None)
+                if name in target.get("required", []):
+                    target["required"].remove(name)
+        return json_schema
+
 
 class Box(BaseModel):
-    """A rectangle on one page, in PDF points, top-left origin."""
+    """A rectangle on a page in PDF points, origin top-left (scale by dpi/72 to draw on a rendered page)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -44,6 +117,10 @@ class Box(BaseModel):
     top: float
     x1: float
     bottom: float
+
+    @field_serializer("x0", "top", "x1", "bottom")
+    def _coordinate(self, value: float, info: SerializationInfo) -> float:
+        return round(value, WIRE_DECIMALS) if _on_wire(info) else value
 
     def union(self, other: Box) -> Box:
         return Box(
@@ -64,13 +141,14 @@ class Span(BaseModel):
     box: Box
 
 
-class Line(BaseModel):
-    """A visual line: spans sharing a baseline, left to right."""
+class Line(Stored):
+    """A visual line: spans sharing a baseline, left to right (the spans stay in the index)."""
 
     model_config = ConfigDict(frozen=True)
+    internal = frozenset({"spans"})
 
     text: str
-    box: Box
+    box: Box = Field(serialization_alias="bbox")
     spans: list[Span]
     furniture: bool = Field(default=False, description="running header/footer or page number")
 
@@ -81,9 +159,9 @@ class Cell(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     column: int = Field(description="0-based value column, left to right (the row label is not a column)")
-    header: str = Field(description="the column's header text as printed above it, '' if none")
-    text: str
-    boxes: list[Box]
+    header: str = Field(description="the column's header as printed above it (periods, units); '' if none")
+    text: str = Field(description="the figure as printed")
+    boxes: list[Box] = Field(serialization_alias="bboxes")
 
 
 class TableRow(BaseModel):
@@ -92,9 +170,11 @@ class TableRow(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     label: str
-    group: str | None = Field(default=None, description="a label-only line above the row, e.g. 'Current assets:'")
+    group: str | None = Field(
+        default=None, description="the label-only line the row sits under, e.g. 'Current assets:'"
+    )
     cells: list[Cell]
-    boxes: list[Box] = Field(description="the label's and the cells' boxes")
+    boxes: list[Box] = Field(serialization_alias="bboxes", description="the label's and the cells' boxes")
     total: bool = Field(default=False, description="a 'Total …' / 合计 row")
 
 
@@ -102,9 +182,9 @@ class Table(BaseModel):
     """A table found on a page: rows of labelled values with their column headers."""
 
     page: int
-    box: Box
-    title: str | None = Field(default=None, description="the line printed just above the table, if any")
-    columns: list[str] = Field(description="header text of each value column")
+    box: Box = Field(serialization_alias="bbox")
+    title: str | None = Field(default=None, description="the line(s) printed just above the table, if any")
+    columns: list[str] = Field(description="header of each value column as printed")
     rows: list[TableRow]
 
 
@@ -113,22 +193,21 @@ class TableRegion(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    x0: float
-    top: float
-    x1: float
-    bottom: float
+    box: Box
     row_bands: tuple[tuple[float, float], ...] = ()
 
 
 class Page(BaseModel):
-    number: int
+    number: int = Field(serialization_alias="page", description="1-based page number")
     width: float
     height: float
-    lines: list[Line]
-    has_text: bool = True
-    unreadable: bool = Field(default=False, description="a text layer that is not the page's text (old OCR, garbled)")
-    ocr: bool = Field(default=False, description="the text was read by OCR")
-    tables: list[Table] = Field(default_factory=list)
+    lines: list[Line] = Field(description="each line of the page with its box")
+    has_text: bool = Field(default=True, description="False for a scanned page without a text layer")
+    unreadable: bool = Field(
+        default=False, description="a text layer that is not the page's text (old OCR, garbled): not searchable"
+    )
+    ocr: bool = Field(default=False, description="the text was read by OCR (check figures)")
+    tables: list[Table] = Field(default_factory=list, description="tables found on the page, row by row")
     regions: list[TableRegion] = Field(default_factory=list, exclude=True, description="parser's table blocks")
 
     @property
@@ -139,15 +218,20 @@ class Page(BaseModel):
 class DocumentMeta(BaseModel):
     """What the indexer could tell about one file; unknown stays None."""
 
-    document: RelativeName = Field(description="file name, unique within the index")
-    sha256: str = Field(pattern=SHA256_PATTERN)
+    document: RelativeName = Field(
+        description="file name, unique within the index; pass it to get_page and as a `documents` filter"
+    )
+    sha256: str = Field(pattern=SHA256_PATTERN, description="SHA-256 of the file as indexed")
     pages: int = Field(ge=1)
-    pages_without_text: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list)
+    pages_without_text: list[Annotated[int, Field(ge=1)]] = Field(
+        default_factory=list, description="pages with no text layer (scanned/images): not searchable"
+    )
     pages_unreadable: list[Annotated[int, Field(ge=1)]] = Field(
-        default_factory=list, description="pages whose text layer is not their text (e.g. an old OCR under a scan)"
+        default_factory=list,
+        description="pages whose text layer is not their text (old OCR under a scan): not searchable",
     )
     pages_ocr: list[Annotated[int, Field(ge=1)]] = Field(
-        default_factory=list, description="pages whose text was read by OCR"
+        default_factory=list, description="pages whose text was read by OCR (check figures)"
     )
     title: str | None = None
     company: str | None = None
@@ -165,14 +249,14 @@ class DocumentMeta(BaseModel):
     rating_action: str | None = Field(default=None, description="首次 (initiated), 维持, 上调 or 下调")
     target_price: float | None = Field(default=None, description="target price on the note's cover")
     price: float | None = Field(default=None, description="share price on the note's cover")
-    source_format: str = Field(default="pdf", description="pdf, or html (converted to the PDF that is indexed)")
+    source_format: str = Field(default="pdf", description="pdf, or html (served as the PDF it was converted to)")
     cik: str | None = Field(default=None, description="SEC Central Index Key (EDGAR downloads)")
     filing_date: str | None = Field(default=None, description="date filed with the SEC (EDGAR downloads)")
     accession: str | None = Field(default=None, description="SEC accession number (EDGAR downloads)")
 
 
-class Chunk(BaseModel):
-    """A run of consecutive lines on one page: the unit of retrieval."""
+class StoredChunk(BaseModel):
+    """A chunk as a loaded index holds it: everything but its line boxes, which the index keeps in one array."""
 
     chunk_id: str
     document: str
@@ -180,7 +264,6 @@ class Chunk(BaseModel):
     page_width: float
     page_height: float
     text: str
-    boxes: list[Box]
     kind: str = Field(default="body", description="body, contents, boilerplate or table_row")
     section: str | None = Field(default=None, description="income_statement, balance_sheet, cash_flow, mdna, …")
     heading: str | None = Field(default=None, description="the heading of that section, as printed")
@@ -189,3 +272,9 @@ class Chunk(BaseModel):
     table_ref: tuple[int, int] | None = Field(
         default=None, description="for a table row: (table, row) in its page's tables, where its cells are"
     )
+
+
+class Chunk(StoredChunk):
+    """A run of consecutive lines on one page: the unit of retrieval, as the indexer makes and stores it."""
+
+    boxes: list[Box] = Field(description="one box per line of the chunk")

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Line, Page
@@ -103,14 +105,19 @@ class PageText:
         return [per_line[li] for li in sorted(per_line)]
 
 
-@dataclass(frozen=True)
-class Located:
-    verified: bool
-    match: str  # exact, whitespace, numeric, alphanumeric, token or none
-    matched_text: str
-    boxes: list[Box]
-    page: int
-    note: str = ""
+class Located(BaseModel):
+    """Where a quote was found on a page, and how closely it matched."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verified: bool = Field(description="True only when the quote was found on the page (or a neighbouring one)")
+    match: str = Field(description="exact, whitespace, numeric, alphanumeric, token (partial, unverified) or none")
+    matched_text: str = Field(description="the text on the page that matched, as printed")
+    boxes: list[Box] = Field(
+        serialization_alias="bboxes", description="one box per line of the matched text (all candidates if ambiguous)"
+    )
+    page: int = Field(description="the page the boxes are on (a neighbouring page when the note says so)")
+    note: str = Field(default="", description="why a quote is unverified or ambiguous, or where else it was found")
 
 
 def _normalized(text: str, keep: re.Pattern[str] | None, drop_space: bool) -> tuple[str, list[int]]:
@@ -286,7 +293,7 @@ def locate(
             other = locate_on_page(page_of(neighbour), quote, budget)
             if other.verified:
                 note = f"not on page {number}; found on the neighbouring page {neighbour}"
-                return Located(True, other.match, other.matched_text, other.boxes, neighbour, note)
+                return other.model_copy(update={"page": neighbour, "note": note})
     return found
 
 
@@ -313,19 +320,27 @@ def locate_on_page(page: Page, quote: str, budget: Budget | None = None) -> Loca
             continue
         if short and len(spans) > 1:
             boxes = [b for s, e in spans for b in text.boxes(s, e)]
-            return Located(
-                False, name, quote, boxes, page.number,
-                f"ambiguous: {shown(quote)} occurs {len(spans)} times on page {page.number}; quote more of it",
-            )  # fmt: skip
+            note = f"ambiguous: {shown(quote)} occurs {len(spans)} times on page {page.number}; quote more of it"
+            return Located(verified=False, match=name, matched_text=quote, boxes=boxes, page=page.number, note=note)
         start, end = spans[0]
-        return Located(True, name, text.text[start:end], text.boxes(start, end), page.number)
+        return Located(
+            verified=True, match=name, matched_text=text.text[start:end], boxes=text.boxes(start, end), page=page.number
+        )
     token = None if short else _distinctive_token(quote)
     if token:
         spans = _find_all(text.text, token, None, True, budget, limit=2)
         if len(spans) == 1:
             start, end = spans[0]
+            note = f"only the token {shown(token)} of the quote was found on page {page.number}; the rest differs"
             return Located(
-                False, "token", text.text[start:end], text.boxes(start, end), page.number,
-                f"only the token {shown(token)} of the quote was found on page {page.number}; the rest differs",
+                verified=False, match="token", matched_text=text.text[start:end], boxes=text.boxes(start, end),
+                page=page.number, note=note,
             )  # fmt: skip
-    return Located(False, "none", "", [], page.number, f"not found on page {page.number}")
+    return Located(
+        verified=False,
+        match="none",
+        matched_text="",
+        boxes=[],
+        page=page.number,
+        note=f"not found on page {page.number}",
+    )

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from indexer.core.docmatch import aliases
 from indexer.core.errors import IndexLoadError, NotFoundError, shown
-from indexer.core.models import Chunk, DocumentMeta, Page, Table
+from indexer.core.models import DocumentMeta, Page, StoredChunk, Table
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
 from indexer.index.embed import Embedder, EmbedderError, make_embedder
 from indexer.index.layout import MANIFEST
@@ -70,7 +70,7 @@ class PageReader:
 class LoadedIndex:
     folder: Path
     manifest: Manifest
-    chunks: list[Chunk]  # without their boxes (empty lists): those are in chunk_boxes
+    chunks: list[StoredChunk]  # their boxes are in chunk_boxes
     chunk_boxes: ChunkBoxes
     storage: LocalStorage  # BM25 over passages and table rows, vectors: what search ranks chunks with
     embedder: Embedder | None

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from indexer import __version__
 from indexer.core.errors import IndexLoadError
-from indexer.core.models import SHA256_PATTERN, Box, Chunk, DocumentMeta, Page, RelativeName, Table
+from indexer.core.models import SHA256_PATTERN, Box, Chunk, DocumentMeta, Page, RelativeName, StoredChunk, Table
 from indexer.index.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
 
 logger = logging.getLogger(__name__)
@@ -194,12 +194,13 @@ def read_chunks(folder: Path) -> list[Chunk]:
 
 
 _BOX_FIELDS = ("page", "x0", "top", "x1", "bottom")
-# A chunk as the server reads it: boxes as plain numbers (a Box object per line costs ~1 KB of memory).
-_ChunkRecord = create_model(
-    "_ChunkRecord",
-    boxes=(list[dict[str, float]], ...),
-    **{name: (field.annotation, field) for name, field in Chunk.model_fields.items() if name != "boxes"},  # type: ignore[call-overload]
-)
+
+
+class _ChunkLine(StoredChunk):
+    """A line of the chunks file as the server reads it: boxes as plain numbers (a Box object per line costs ~1 KB
+    of memory)."""
+
+    boxes: list[dict[str, float]]
 
 
 @dataclass(frozen=True)
@@ -217,17 +218,17 @@ class ChunkBoxes:
         ]
 
 
-def read_chunks_compact(folder: Path) -> tuple[list[Chunk], ChunkBoxes]:
-    """The chunks without their boxes (``boxes`` is empty) and the boxes apart, for a long-running server."""
-    chunks: list[Chunk] = []
+def read_chunks_compact(folder: Path) -> tuple[list[StoredChunk], ChunkBoxes]:
+    """The chunks without their boxes and the boxes apart, for a long-running server."""
+    chunks: list[StoredChunk] = []
     values: list[float] = []
     offsets = [0]
-    for record in _chunk_lines(folder, _ChunkRecord):
+    for record in _chunk_lines(folder, _ChunkLine):
         fields = dict(record.__dict__)
         for box in fields.pop("boxes"):
             values.extend(box[name] for name in _BOX_FIELDS)
         offsets.append(len(values) // len(_BOX_FIELDS))
-        chunks.append(Chunk.model_construct(**fields, boxes=[]))  # validated as a _ChunkRecord just above
+        chunks.append(StoredChunk.model_construct(**fields))  # validated as a _ChunkLine just above
     table = np.array(values, dtype=np.float64).reshape(-1, len(_BOX_FIELDS))
     return chunks, ChunkBoxes(np.array(offsets, dtype=np.int64), table)
 

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from indexer.core.errors import DocumentError, FilingsError
-from indexer.core.models import Page, TableRegion
+from indexer.core.models import Box, Page, TableRegion
 from indexer.ingest.convert import convert_in_worker, html_to_pdf
 from indexer.ingest.lines import RawItem, group_lines
 from indexer.ingest.memory_guard import MemoryGuard
@@ -65,7 +65,7 @@ def find_tessdata(explicit: Path | None) -> Path:
     )
 
 
-def _table_regions(blocks: list) -> list[TableRegion]:  # type: ignore[type-arg]
+def _table_regions(page: int, blocks: list) -> list[TableRegion]:  # type: ignore[type-arg]
     """The parser's table blocks as regions with one vertical band per row."""
     regions = []
     for block in blocks:
@@ -76,10 +76,9 @@ def _table_regions(blocks: list) -> list[TableRegion]:  # type: ignore[type-arg]
             boxes = [cell.bbox for cell in row if cell.bbox is not None and cell.text.strip()]
             if boxes:
                 bands.append((min(b.y for b in boxes), max(b.y + b.height for b in boxes)))
-        box = block.bbox
-        regions.append(
-            TableRegion(x0=box.x, top=box.y, x1=box.x + box.width, bottom=box.y + box.height, row_bands=tuple(bands))
-        )
+        b = block.bbox
+        box = Box(page=page, x0=b.x, top=b.y, x1=b.x + b.width, bottom=b.y + b.height)
+        regions.append(TableRegion(box=box, row_bands=tuple(bands)))
     return regions
 
 
@@ -232,5 +231,5 @@ def _page(parsed, *, ocr: bool = False) -> Page:  # type: ignore[no-untyped-def]
         has_text=chars >= MIN_PAGE_CHARS,
         unreadable=not ocr and chars >= MIN_PAGE_CHARS and bool(reasons & UNREADABLE_REASONS),
         ocr=ocr,
-        regions=_table_regions(parsed.blocks or []),
+        regions=_table_regions(parsed.page_num, parsed.blocks or []),
     )

@@ -198,14 +198,15 @@ def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, _Split]) -
     body = [line for line in page.lines if not line.furniture]
     taken: set[int] = set()
     regions: list[_Region] = []
-    for table in sorted(parsed, key=lambda t: t.top):
+    for table in sorted(parsed, key=lambda t: t.box.top):
+        block = table.box
         inside = [
             i
             for i, line in enumerate(body)
             if i not in taken
-            and table.top - 1 <= (line.box.top + line.box.bottom) / 2 <= table.bottom + 1
-            and line.box.x0 >= table.x0 - 2
-            and line.box.x1 <= table.x1 + 2
+            and block.top - 1 <= (line.box.top + line.box.bottom) / 2 <= block.bottom + 1
+            and line.box.x0 >= block.x0 - 2
+            and line.box.x1 <= block.x1 + 2
         ]
         if inside:
             # value lines printed just below the parser's box belong to it (a totals row it left out)

@@ -6,7 +6,7 @@ import re
 from bisect import bisect_left
 
 import regex
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from indexer.core.budget import Budget
 from indexer.core.geometry import HIT_LINE_PT
@@ -22,8 +22,8 @@ _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?%?")
 
 
 class Highlight(BaseModel):
-    text: str
-    box: Box
+    text: str = Field(description="a query term or figure as printed in the passage")
+    box: Box = Field(serialization_alias="bbox")
 
 
 def query_patterns(query: str, tokenizer: Tokenizer) -> list[regex.Pattern[str]]:

@@ -13,7 +13,7 @@ import regex
 
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.errors import QueryError, shown
-from indexer.core.models import Chunk
+from indexer.core.models import StoredChunk
 
 MAX_PATTERN_CHARS = 500
 
@@ -60,7 +60,9 @@ def count_matches(compiled: regex.Pattern[str], text: str, budget: Budget) -> in
         raise budget.exceeded() from exc
 
 
-def regex_matches(pattern: str, rows: Iterable[int], chunks: list[Chunk], budget: Budget) -> list[tuple[int, int]]:
+def regex_matches(
+    pattern: str, rows: Iterable[int], chunks: list[StoredChunk], budget: Budget
+) -> list[tuple[int, int]]:
     """(row, number of matches) for every chunk that matches, most matches first, then in index order."""
     compiled = compile_pattern(pattern)
     found: list[tuple[int, int]] = []

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
-from indexer.core.models import Box, Cell, Chunk
+from indexer.core.models import Box, Cell, StoredChunk
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, get_page_tables
@@ -43,27 +43,51 @@ BM25_VARIANTS = frozenset({"original", "keywords"})
 class RowEvidence(BaseModel):
     """The table row on a hit's page that best matches the query, its figures under their column headers."""
 
-    text: str = Field(description="title | label | header: figure | … — quotable with its periods")
+    text: str = Field(description="title | label | header: figure | … — the row with its headers, quotable")
     label: str
     cells: list[Cell]
-    boxes: list[Box] = Field(description="the row's label and cells, one box per printed line")
+    boxes: list[Box] = Field(serialization_alias="bboxes", description="the row's label and cells")
+
+
+class Source(BaseModel):
+    """Where a hit is printed."""
+
+    document: str
+    page: int = Field(description="1-based page number in the PDF")
+    title: str | None
+    company: str | None
 
 
 class Hit(BaseModel):
-    chunk_id: str
-    document: str
-    page: int
+    """One passage found by a search, with where it is printed and the boxes to show it."""
+
+    content: str = Field(description="the passage text as it appears on the page")
+    source: Source
+    boxes: list[Box] = Field(serialization_alias="bboxes", description="one box per source line of the passage")
+    highlights: list[Highlight] = Field(
+        default_factory=list, description="boxes of the query's terms and figures (or regex matches) in the passage"
+    )
     page_width: float
     page_height: float
-    content: str
-    boxes: list[Box]
-    score: float
-    kind: str
-    section: str | None = None
-    highlights: list[Highlight] = Field(default_factory=list, description="query terms and figures in the passage")
-    table_row: RowEvidence | None = Field(default=None, description="the best-matching table row on this page")
-    bm25_rank: int | None = Field(default=None, description="best rank in a BM25 list, 1-based; None if absent")
-    dense_rank: int | None = Field(default=None, description="best rank in a dense list, 1-based; None if absent")
+    score: float = Field(description="fused reciprocal-rank score; higher is better, comparable within one result")
+    chunk_id: str
+    kind: str = Field(description="body; boilerplate/contents (ranked last); table_row (a row outside any passage)")
+    section: str | None = Field(
+        default=None, description="income_statement, balance_sheet, cash_flow, key_figures, mdna, notes, … if known"
+    )
+    table_row: RowEvidence | None = Field(
+        default=None, description="the table row on this page that best matches the query, with its column headers"
+    )
+    bm25_rank: int | None = Field(default=None, exclude=True, description="best rank in a BM25 list, 1-based")
+    dense_rank: int | None = Field(default=None, exclude=True, description="best rank in a dense list, 1-based")
+
+    @property
+    def document(self) -> str:
+        return self.source.document
+
+    @property
+    def page(self) -> int:
+        return self.source.page
 
 
 @dataclass(frozen=True)
@@ -219,7 +243,7 @@ def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) 
 
 
 def _adjusted(
-    chunk: Chunk, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
+    chunk: StoredChunk, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
 ) -> float:
     score *= recipe.demotion.get(chunk.kind, 1.0)
     if preferred and chunk.document not in preferred:
@@ -345,7 +369,7 @@ def _with_highlights(
     return out
 
 
-def _row_evidence(index: LoadedIndex, row: Chunk) -> RowEvidence | None:
+def _row_evidence(index: LoadedIndex, row: StoredChunk) -> RowEvidence | None:
     """A table-row chunk's cells, from its page's tables (kept there, not in memory with every chunk)."""
     if row.table_ref is None:
         return None
@@ -366,10 +390,10 @@ def _hit(
     evidence: RowEvidence | None = None,
 ) -> Hit:
     chunk = index.chunks[row]
+    meta = index.documents[chunk.document]
     return Hit(
         chunk_id=chunk.chunk_id,
-        document=chunk.document,
-        page=chunk.page,
+        source=Source(document=chunk.document, page=chunk.page, title=meta.title, company=meta.company),
         page_width=chunk.page_width,
         page_height=chunk.page_height,
         content=chunk.text,

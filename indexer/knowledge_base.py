@@ -1,0 +1,100 @@
+"""The one object a caller talks to: a loaded index version and everything that can be asked of it.
+
+The server's tools, the CLI and the benchmarks go through :class:`KnowledgeBase`; beneath it the stages stay plain
+functions over a :class:`~indexer.index.reader.LoadedIndex` (storage, pages, chunks), so a second storage engine
+plugs in under ``LoadedIndex.storage`` without changing a caller.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from indexer.core.errors import NotFoundError
+from indexer.core.models import DocumentMeta, Page, Table
+from indexer.evidence.quotes import Located, locate
+from indexer.index.reader import (
+    LoadedIndex,
+    document_meta,
+    get_page,
+    get_page_tables,
+    load_index,
+    pdf_path,
+)
+from indexer.index.store import Manifest
+from indexer.search.request import SearchRequest
+from indexer.search.retrieve import DEFAULT_OPTIONS, SearchOptions, SearchOutcome, run_search
+
+
+class KnowledgeBase:
+    """One published version of an index, loaded: its documents, their pages and tables, search and quote checks.
+
+    Every method validates its document name and page number and raises a :class:`~indexer.core.errors.FilingsError`
+    that says what to do instead."""
+
+    def __init__(self, index: LoadedIndex) -> None:
+        self.index = index
+
+    @classmethod
+    def open(
+        cls, folder: Path, cache_dir: Path, *, with_embedder: bool = True, previous: KnowledgeBase | None = None
+    ) -> KnowledgeBase:
+        """Load the version published at ``folder`` (taking the tokenizer and embedder of ``previous``, an earlier
+        version of the same index, when they are the same)."""
+        earlier = previous.index if previous is not None else None
+        return cls(load_index(folder, cache_dir, with_embedder=with_embedder, previous=earlier))
+
+    @property
+    def folder(self) -> Path:
+        return self.index.folder
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.index.manifest
+
+    @property
+    def chunk_count(self) -> int:
+        return len(self.index.chunks)
+
+    @property
+    def dense_search(self) -> bool:
+        """Whether semantic (embedding) search is available in this version."""
+        return self.index.storage.dense_search
+
+    @property
+    def stamp(self) -> tuple[int, int] | None:
+        """What identifies this version (see :func:`~indexer.index.reader.manifest_stamp`)."""
+        return self.index.stamp
+
+    def documents(self) -> list[DocumentMeta]:
+        """Every document of this version, by name."""
+        return sorted(self.index.manifest.documents, key=lambda meta: meta.document)
+
+    def document(self, name: str) -> DocumentMeta:
+        return document_meta(self.index, name)
+
+    def search(self, request: SearchRequest, options: SearchOptions = DEFAULT_OPTIONS) -> SearchOutcome:
+        """The best passages for ``request``, the documents actually searched and the route the question took."""
+        return run_search(self.index, request, options)
+
+    def searched_count(self, outcome: SearchOutcome) -> int:
+        """How many documents ``outcome`` searched (all of them when nothing narrowed the search)."""
+        return len(outcome.scope) if outcome.scope is not None else len(self.index.documents)
+
+    def page(self, document: str, number: int) -> Page:
+        """One page with its lines, boxes and tables."""
+        return get_page(self.index, document, number)
+
+    def tables(self, document: str, number: int) -> list[Table]:
+        """The tables of one page (cheaper than the page: its lines are not built)."""
+        return get_page_tables(self.index, document, number)
+
+    def locate(self, document: str, page: int, quote: str) -> Located:
+        """Where ``quote`` is printed on ``page`` (or a neighbouring page, which the note names)."""
+        meta = self.document(document)
+        if not 1 <= page <= meta.pages:
+            raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
+        return locate(lambda number: self.page(document, number), meta.pages, page, quote)
+
+    def pdf(self, document: str) -> Path:
+        """The PDF as indexed (an HTML filing's converted PDF), kept inside the index folder."""
+        return pdf_path(self.index, document)
