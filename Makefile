@@ -59,6 +59,7 @@ bench: $(CORE)
 		$(if $(BENCH_INDEX),--index $(BENCH_INDEX),--keep-index $(BENCH_OUT)/index)
 	$(BIN)/python bench/dense_recall.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/dense.json
 	$(BIN)/python bench/profile_search.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/profile.txt
+	$(BIN)/python bench/answer_sizes.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/answers.json
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:

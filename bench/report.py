@@ -1,4 +1,5 @@
-"""Write BENCHMARKS.md from what `make bench` collects (bench.py, dense_recall.py, profile_search.py).
+"""Write BENCHMARKS.md from what `make bench` collects (bench.py, dense_recall.py, profile_search.py,
+answer_sizes.py).
 
 python bench/report.py BENCH_OUT_DIR > BENCHMARKS.md
 """
@@ -9,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+import answer_sizes  # bench/ is on the path when this runs as a script
 
 MIDDLE, LARGE = "20000", "200000"
 
@@ -225,7 +228,8 @@ def main() -> int:
         "# Benchmarks",
         "",
         "Written by `make bench` (`bench/bench.py`, `bench/synthetic.py`, `bench/http_load.py`, "
-        "`bench/dense_recall.py`, `bench/profile_search.py`, `bench/report.py`); every figure is wall-clock on the "
+        "`bench/dense_recall.py`, `bench/profile_search.py`, `bench/answer_sizes.py`, "
+        "`bench/report.py`); every figure is wall-clock on the "
         "machine below. Reproduce with `make bench CORPUS=DIR [BENCH_INDEX=DIR]`.",
         "",
         f"- machine: {bench.get('machine', 'unknown')}",
@@ -235,6 +239,7 @@ def main() -> int:
         *_scale(bench),
         *_http(bench),
         *_flood(bench),
+        *answer_sizes.markdown(_load(out / "answers.json")),
         *_corpus(bench),
         *_dense(dense),
         *_profile(out),

@@ -22,13 +22,14 @@ from pydantic import BaseModel, Field
 from starlette.middleware import Middleware
 
 from indexer.core.errors import FilingsError
-from indexer.core.models import Box, wire, wire_json
+from indexer.core.models import Box, wire
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.auth import SharedTokenVerifier
 from mcp_server.http_guard import HostOriginGuard, HostPolicy, SessionLimiter
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
+from mcp_server.renderings import DETAIL_HELP, Detail, as_text, rendered_text
 from mcp_server.schemas import output_schema
 from mcp_server.settings import ServerSettings
 from mcp_server.tools import (
@@ -59,6 +60,7 @@ INSTRUCTIONS = (
 MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name exactly as list_documents gives it")
 PAGE = Field(description="1-based page number")
+DETAIL = Field(description=DETAIL_HELP)
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,10 @@ def arguments_of(model: type[BaseModel]) -> Callable[[Callable[..., T]], Callabl
             for name, field in model.model_fields.items()
         ]
         loader = inspect.Parameter("loader", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=IndexLoader)
-        returns = inspect.signature(function).return_annotation
+        own = inspect.signature(function)
+        extra = [p for p in own.parameters.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
+        returns = own.return_annotation
+        parameters = [*parameters, *extra]
         function.__signature__ = inspect.Signature([loader, *parameters], return_annotation=returns)  # type: ignore[attr-defined]
         function.__annotations__ = {p.name: p.annotation for p in (loader, *parameters)} | {"return": returns}
         return function
@@ -117,11 +122,11 @@ def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
         raise ToolError(str(exc)) from exc
 
 
-def _answer(result: BaseModel) -> ToolResult:
-    """The result as structured content and as its JSON text, each serialised once (FastMCP's own conversion
-    serialises to JSON and parses it back, a third of a search's time on a large result)."""
+def _answer(result: SearchResult | PageResult | QuoteLocation | DocumentList, detail: Detail) -> ToolResult:
+    """The full result as structured content, and as text its compact rendering (or, with ``detail="full"``, its
+    JSON), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
     return ToolResult(
-        content=[TextContent(type="text", text=wire_json(result))],
+        content=[TextContent(type="text", text=as_text(result, detail))],
         structured_content=wire(result),
     )
 
@@ -131,8 +136,8 @@ def _answer(result: BaseModel) -> ToolResult:
     "List the documents in the knowledge base: company, form, period, language, pages.",
     with_coverage=True,
 )
-def list_documents(loader: IndexLoader) -> ToolResult:
-    return _answer(_call(loader, list_documents_tool))
+def list_documents(loader: IndexLoader, detail: Annotated[Detail, DETAIL] = "compact") -> ToolResult:
+    return _answer(_call(loader, list_documents_tool), detail)
 
 
 @tool(
@@ -145,8 +150,10 @@ def list_documents(loader: IndexLoader) -> ToolResult:
     with_coverage=True,
 )
 @arguments_of(SearchRequest)
-def search_reports(loader: IndexLoader, **arguments: object) -> ToolResult:
-    return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)))
+def search_reports(
+    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
+) -> ToolResult:
+    return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -169,8 +176,9 @@ def locate_quote(
             description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence",
         ),
     ],
+    detail: Annotated[Detail, DETAIL] = "compact",
 ) -> ToolResult:
-    return _answer(_call(loader, locate_quote_tool, document, page, quote))
+    return _answer(_call(loader, locate_quote_tool, document, page, quote), detail)
 
 
 @tool(
@@ -195,7 +203,7 @@ def render_page(
     return ToolResult(
         content=[
             Image(data=png, format="png").to_image_content(),
-            TextContent(type="text", text=wire_json(info)),
+            TextContent(type="text", text=rendered_text(info)),
         ],
         structured_content=wire(info),
     )
@@ -206,8 +214,13 @@ def render_page(
     "Read one whole page of a document: its text and each line with its bounding box. Use it to check context around "
     "a search hit before quoting. Only documents from list_documents can be read.",
 )
-def get_page(loader: IndexLoader, document: Annotated[str, DOCUMENT], page: Annotated[int, PAGE]) -> ToolResult:
-    return _answer(_call(loader, get_page_tool, document, page))
+def get_page(
+    loader: IndexLoader,
+    document: Annotated[str, DOCUMENT],
+    page: Annotated[int, PAGE],
+    detail: Annotated[Detail, DETAIL] = "compact",
+) -> ToolResult:
+    return _answer(_call(loader, get_page_tool, document, page), detail)
 
 
 def _bound(function: Callable[..., ToolResult], loader: IndexLoader) -> Callable[..., ToolResult]:

@@ -23,6 +23,11 @@ class SearchResult(BaseModel):
         description="how many documents were searched: those the filters allow, narrowed to a company the query names"
     )
     dense_search: bool
+    note: str | None = Field(
+        default=None,
+        description="when the index may not hold the answer: terms, years or forms of the question it does not have, "
+        "or hits that share none of the question's key terms (marked weak)",
+    )
 
 
 class PageResult(Page):

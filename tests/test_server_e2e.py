@@ -88,7 +88,8 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     top = en["hits"][0]
     assert top["source"]["document"] == "MGMRESORTS_2022Q4_EARNINGS.pdf"
     assert top["bboxes"] and all(b["page"] == top["source"]["page"] for b in top["bboxes"])
-    assert json.loads(out["en"].content[0].text)["hits"][0]["chunk_id"] == top["chunk_id"]
+    text = out["en"].content[0].text  # what the model reads: compact, each hit with its citation
+    assert f"[1] {top['source']['document']} p.{top['source']['page']}" in text and "box: p." in text
 
     zh = out["zh"].structured_content
     assert any(h["source"]["document"] == SIFANG.name and h["source"]["page"] == 5 for h in zh["hits"])

@@ -1,0 +1,104 @@
+"""What a calling model reads: every tool's text content is a compact, citation-ready rendering of its result
+(the full typed result stays in structuredContent), and ``detail="full"`` gives the whole JSON as text."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from fastmcp import Client
+
+from indexer.core.models import Box
+from mcp_server.loader import IndexLoader
+from mcp_server.renderings import _shortened, box_text, enclosing
+from mcp_server.server import build_server
+from mcp_server.settings import ServerSettings
+from tests.conftest import BESTBUY_10Q, SIFANG
+
+SEARCH_LIMIT = 8_000  # characters of text content for a top-5 search (issue 13)
+
+
+def _calls(index_dir: Path, cache_dir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    server = build_server(
+        ServerSettings(index_dir=index_dir, cache_dir=cache_dir), IndexLoader(index_dir, cache_dir, 120)
+    )
+
+    async def run() -> list[Any]:
+        async with Client(server) as client:
+            return [await client.call_tool(name, arguments, raise_on_error=False) for name, arguments in calls]
+
+    return asyncio.run(run())
+
+
+def test_a_search_reads_as_cited_passages(samples_index_dir: Path, cache_dir: Path) -> None:
+    en, zh, full, table = _calls(samples_index_dir, cache_dir, [
+        ("search_reports", {"query": "Best Buy revenue and comparable sales in the second quarter of fiscal 2024"}),
+        ("search_reports", {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润"}),
+        ("search_reports", {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润", "detail": "full"}),
+        ("search_reports", {"query": "四方科技 2019年 总资产", "top_k": 3}),
+    ])  # fmt: skip
+    for result in (en, zh):
+        text = result.content[0].text
+        hits = result.structured_content["hits"]
+        assert len(hits) == 5 and len(text) <= SEARCH_LIMIT
+        for rank, hit in enumerate(hits, start=1):
+            source = hit["source"]
+            assert f"[{rank}] {source['document']} p.{source['page']}" in text
+            first_line = next(line for line in hit["content"].splitlines() if line.strip())
+            assert first_line.strip()[:40] in text  # the passage itself, not a summary of it
+        assert text.count("box: p.") == 5 and '"bboxes"' not in text
+        passages = sum(min(len(h["content"]), len(text)) for h in hits)
+        assert passages > len(text) / 2 or len(text) < 3_000  # mostly passage text (or cut to fit the budget)
+    assert len(json.dumps(en.structured_content)) > 3 * len(en.content[0].text)  # the full result is still there
+
+    assert json.loads(full.content[0].text) == full.structured_content  # detail="full": the whole result as text
+
+    text = table.content[0].text
+    assert "row: 总资产 | 2019年末: 2,464,948,703.85" in text
+
+
+def test_a_page_reads_as_its_text_and_its_tables(samples_index_dir: Path, cache_dir: Path) -> None:
+    page, bestbuy, full = _calls(samples_index_dir, cache_dir, [
+        ("get_page", {"document": SIFANG.name, "page": 5}),
+        ("get_page", {"document": BESTBUY_10Q.name, "page": 17}),
+        ("get_page", {"document": SIFANG.name, "page": 5, "detail": "full"}),
+    ])  # fmt: skip
+    text = page.content[0].text
+    assert text.startswith(f"{SIFANG.name} p.5 of 12")
+    assert page.structured_content["text"] in text
+    assert "营业收入: 1,175,301,034.32 | 1,230,537,181.80 | -4.49 | 1,008,714,515.86" in text  # a table row as text
+    for result in (page, bestbuy):
+        own = len(result.structured_content["text"])
+        assert len(result.content[0].text) <= 2.5 * own + 2_000
+        assert '"bbox"' not in result.content[0].text
+    assert json.loads(full.content[0].text) == full.structured_content
+
+
+def test_a_quote_and_the_library_read_as_lines(samples_index_dir: Path, cache_dir: Path) -> None:
+    found, missing, listing = _calls(samples_index_dir, cache_dir, [
+        ("locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32"}),
+        ("locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.33"}),
+        ("list_documents", {}),
+    ])  # fmt: skip
+    box = Box(**found.structured_content["bboxes"][0])
+    assert found.content[0].text.splitlines() == [
+        f"VERIFIED (exact) on {SIFANG.name} p.5: '1,175,301,034.32'",
+        f"boxes: {box_text(box)}",
+    ]
+    assert missing.content[0].text.startswith("NOT VERIFIED") and "not found on page 5" in missing.content[0].text
+    text = listing.content[0].text
+    for doc in listing.structured_content["documents"]:
+        assert f"- {doc['document']}: " in text and f"{doc['pages']} pages" in text
+    assert len(text) < len(json.dumps(listing.structured_content)) / 2
+
+
+def test_a_long_passage_is_cut_around_the_matched_term() -> None:
+    text = "alpha " * 200 + "Revenue 9,583 " + "omega " * 200
+    cut = _shortened(text, 300, around="9,583")
+    assert "9,583" in cut and cut.startswith("…") and cut.endswith("…") and len(cut) <= 302
+    assert _shortened("short", 300) == "short"
+    boxes = [Box(page=3, x0=10, top=20, x1=30, bottom=40), Box(page=3, x0=5, top=50, x1=25, bottom=60)]
+    assert enclosing(boxes) == Box(page=3, x0=5, top=20, x1=30, bottom=60)
+    assert box_text(Box(page=3, x0=5.4, top=20.6, x1=30, bottom=60)) == "p.3 [x0 5, top 21, x1 30, bottom 60]"
