@@ -7,7 +7,8 @@ ST     := $(VENV)/.st-installed
 INDEX  := data/index
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
-.PHONY: install install-st demo index test test-st check fmt bench clean
+CLIENTS := .cache/clients
+.PHONY: install install-st clients demo index test test-st check fmt bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +34,20 @@ index: $(CORE)
 demo: index
 	$(BIN)/python scripts/demo.py --index $(INDEX)
 
+# Real clients for tests/test_clients.py, each in its own environment: langchain-mcp-adapters (it needs mcp < 2, the
+# server mcp 2) and the MCP Inspector CLI, pinned to the last version that runs on Node 20 (skipped without npm).
+$(CLIENTS)/.installed:
+	$(PYTHON) -m venv $(CLIENTS)/venv
+	$(CLIENTS)/venv/bin/python -m pip install --disable-pip-version-check -q langchain-mcp-adapters==0.3.2
+	if command -v npm >/dev/null; then npm install --prefix $(CLIENTS)/inspector --no-audit --no-fund --silent \
+		@modelcontextprotocol/inspector@0.15.0 || echo "npm install failed: the MCP Inspector tests will be skipped"; \
+		else echo "npm not found: the MCP Inspector tests will be skipped"; fi
+	touch $@
+
+clients: $(CLIENTS)/.installed
+
 # The whole suite without the optional sentence-transformers backend (its test is skipped here) …
-test: $(CORE)
+test: $(CORE) clients
 	$(BIN)/python -m pytest -q
 
 # … which test-st installs (torch, CPU build) and tests on its own; CI runs both.
@@ -63,4 +76,4 @@ bench: $(CORE)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:
-	rm -rf $(VENV) $(INDEX) data/.index.* .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(INDEX) $(CLIENTS) data/.index.* .pytest_cache .mypy_cache .ruff_cache

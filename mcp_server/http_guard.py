@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import json
 import logging
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from mcp_server.auth import is_loopback
+from mcp_server.auth import TOKEN_ENV, is_loopback
 
 logger = logging.getLogger(__name__)
 
@@ -37,9 +38,9 @@ MCP_PATH = "/mcp"  # FastMCP's Streamable HTTP endpoint
 HANDSHAKE_POSTS = 2  # initialize, then notifications/initialized: a session with no more has done no work
 
 
-async def _refuse(send: Send, status: int, message: str) -> None:
+async def _refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -135,6 +136,31 @@ class HostOriginGuard:
                 "ORIGIN to allow a web client",
             )
             return
+        await self.app(scope, receive, send)
+
+
+class TokenGuard:
+    """With a token, requests to the MCP endpoint must carry ``Authorization: Bearer <token>``; a missing or wrong one
+    gets a 401 that says how to send it (FastMCP's own check, behind this one, answers with OAuth metadata that a
+    client with a shared token cannot use)."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self._token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and str(scope.get("path", "")).startswith(MCP_PATH):
+            scheme, _, given = (_header(scope, b"authorization") or "").partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
+                logger.warning("refused a request without the token (Authorization header missing or wrong)")
+                await _refuse(
+                    send,
+                    401,
+                    "missing or wrong token: send the header 'Authorization: Bearer <the token given to --token or "
+                    f"{TOKEN_ENV}>'",
+                    [(b"www-authenticate", b'Bearer realm="filings-mcp"')],
+                )
+                return
         await self.app(scope, receive, send)
 
 

@@ -69,7 +69,8 @@ def _shortened(text: str, limit: int, around: str | None = None) -> str:
 
 def _hit_text(rank: int, hit: Hit, budget: int) -> str:
     where = f"{hit.source.document} p.{hit.source.page}"
-    labels = [label for label in (hit.section, hit.kind if hit.kind != "body" else None) if label]
+    kind = hit.kind if hit.kind != "body" else None
+    labels = [label for label in (hit.section, kind, "WEAK: shares no key term" if hit.weak else None) if label]
     head = f"[{rank}] {where}" + (f" · {' · '.join(labels)}" if labels else "") + f" · score {hit.score:.4f}"
     lines = [head]
     box = enclosing(hit.boxes)

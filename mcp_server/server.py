@@ -5,28 +5,33 @@ from __future__ import annotations
 import gc
 import inspect
 import logging
+import socket
 import sys
 import threading
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import fastmcp
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
+from fastmcp.prompts import Prompt
+from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.types import Image
-from mcp.types import TextContent
+from mcp.types import TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 from starlette.middleware import Middleware
 
+from indexer import __version__
 from indexer.core.errors import FilingsError
 from indexer.core.models import Box, wire
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
+from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
-from mcp_server.http_guard import HostOriginGuard, HostPolicy, SessionLimiter
+from mcp_server.http_guard import MCP_PATH, HostOriginGuard, HostPolicy, SessionLimiter, TokenGuard
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
 from mcp_server.renderings import DETAIL_HELP, Detail, as_text, rendered_text
@@ -47,7 +52,7 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 LOAD_DELAY_S = 0.5
 GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections (default 700): fewer pauses in a search
-READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 _CITE = (
     "Every figure or statement you take from a result must be cited with its document and 1-based page "
@@ -57,6 +62,7 @@ INSTRUCTIONS = (
     "Search financial filings (SEC 10-K/10-Q/8-K, earnings releases) and Chinese annual reports (年报) and broker "
     f"research (研报) stored locally. {_CITE}"
 )
+SERVER_NAME = "filings-mcp"  # serverInfo.name; serverInfo.version is the package's
 MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name exactly as list_documents gives it")
 PAGE = Field(description="1-based page number")
@@ -119,7 +125,7 @@ def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
     try:
         return work(loader.get(), *args)
     except FilingsError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
 
 
 def _answer(result: SearchResult | PageResult | QuoteLocation | DocumentList, detail: Detail) -> ToolResult:
@@ -246,27 +252,82 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     except FilingsError as exc:
         scope = f"The index is not available: {exc}"
     auth = SharedTokenVerifier(settings.token) if settings.transport == "http" and settings.token else None
-    mcp = FastMCP("filings", instructions=f"{INSTRUCTIONS}\n{scope}", auth=auth)
+    mcp = FastMCP(SERVER_NAME, instructions=f"{INSTRUCTIONS}\n{scope}", auth=auth, version=__version__)
+    schemas: dict[str, dict[str, Any]] = {}
     for declared in TOOLS:
-        mcp.tool(
-            _bound(declared.function, loader),
-            name=declared.function.__name__,
-            description=f"{declared.description}\n{scope}" if declared.with_coverage else declared.description,
-            output_schema=output_schema(declared.output),
-            annotations=READ_ONLY,
+        registered = mcp.add_tool(
+            Tool.from_function(
+                _bound(declared.function, loader),
+                name=declared.function.__name__,
+                description=f"{declared.description}\n{scope}" if declared.with_coverage else declared.description,
+                output_schema=output_schema(declared.output),
+                annotations=READ_ONLY,
+            )
         )
-    mcp.prompt(
-        due_diligence,
-        name="due_diligence",
-        description="Answer a question from the filings with verified, page-level citations.",
+        schemas[registered.name] = registered.parameters
+    prompt = mcp.add_prompt(
+        Prompt.from_function(
+            due_diligence,
+            name="due_diligence",
+            description="Answer a question from the filings with verified, page-level citations.",
+        )
     )
+    required = {arg.name: (arg.description or "").split("\n\n")[0] for arg in prompt.arguments or [] if arg.required}
+    mcp.add_middleware(PlainArgumentErrors(schemas, {prompt.name: required}))
     return mcp
+
+
+def plain_library_logs() -> None:
+    """Library loggers write plain lines through the root handler (stderr) at WARNING and above: FastMCP's own
+    rich, boxed handlers are removed (a tool error is one line; a caller's mistake is logged at INFO)."""
+    for noisy in ("bm25s", "jieba", "fastmcp", "mcp", "httpx", "faiss"):
+        logger_ = logging.getLogger(noisy)
+        logger_.setLevel(max(logging.WARNING, logging.getLogger().level))
+    fastmcp_logger = logging.getLogger("fastmcp")
+    for handler in fastmcp_logger.handlers[:]:
+        fastmcp_logger.removeHandler(handler)
+    fastmcp_logger.propagate = True
+
+
+def _bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to the address (so the address logged is one that answers; port 0 picks a free port)."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(socket.SOMAXCONN)  # connections wait in the backlog until the server accepts them
+    except OSError as exc:
+        sock.close()
+        raise FilingsError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port or --host") from exc
+    return sock
+
+
+def _serve_http(server: FastMCP, settings: ServerSettings) -> None:
+    fastmcp.settings.http_session_idle_timeout = settings.session_idle_timeout
+    policy = HostPolicy.create(settings.host, settings.allow_hosts, settings.allow_origins)
+    guards = [Middleware(HostOriginGuard, policy=policy)]
+    if settings.token:
+        guards.append(Middleware(TokenGuard, token=settings.token))
+    limits = Middleware(SessionLimiter, max_sessions=settings.max_sessions, per_client=settings.max_sessions_per_client)
+    sock = _bound_socket(settings.host, settings.port)
+    port = sock.getsockname()[1]
+    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+    shown = f"[{shown}]" if ":" in shown else shown
+    logger.info(
+        "filings-mcp %s serving %s at http://%s:%d%s%s",
+        __version__,
+        settings.index_dir,
+        shown,
+        port,
+        MCP_PATH,
+        " (send 'Authorization: Bearer <token>')" if settings.token else "",
+    )
+    server.run(transport="http", show_banner=False, sockets=[sock], middleware=[*guards, limits])
 
 
 def run(settings: ServerSettings) -> int:
     logging.basicConfig(stream=sys.stderr, level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
-    for noisy in ("bm25s", "jieba", "fastmcp", "mcp", "httpx"):
-        logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLogger().level))
+    plain_library_logs()
     gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
     loader = IndexLoader(settings.index_dir, settings.cache_dir, settings.load_timeout)
     server = build_server(settings, loader)
@@ -276,29 +337,7 @@ def run(settings: ServerSettings) -> int:
     timer.daemon = True
     timer.start()
     if settings.transport == "http":
-        logger.warning(
-            "serving %s over HTTP at http://%s:%d/mcp/%s",
-            settings.index_dir,
-            settings.host,
-            settings.port,
-            " (bearer token required)" if settings.token else "",
-        )
-        fastmcp.settings.http_session_idle_timeout = settings.session_idle_timeout
-        policy = HostPolicy.create(settings.host, settings.allow_hosts, settings.allow_origins)
-        server.run(
-            transport="http",
-            host=settings.host,
-            port=settings.port,
-            show_banner=False,
-            middleware=[
-                Middleware(HostOriginGuard, policy=policy),
-                Middleware(
-                    SessionLimiter,
-                    max_sessions=settings.max_sessions,
-                    per_client=settings.max_sessions_per_client,
-                ),
-            ],
-        )
+        _serve_http(server, settings)
     else:
         server.run(transport="stdio", show_banner=False)
     return 0

@@ -44,7 +44,11 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
     parser.add_argument(
         "--load-timeout", type=float, default=120.0, help="seconds a call waits for the index to finish loading"
     )
-    parser.add_argument("--log-level", default=os.environ.get("FILINGS_LOG_LEVEL", "WARNING"))
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("FILINGS_LOG_LEVEL"),
+        help="DEBUG, INFO, WARNING (default for stdio), ERROR; HTTP defaults to INFO (its address, loads, refusals)",
+    )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or http")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind (default loopback only)")
     parser.add_argument("--port", type=int, default=8765, help="HTTP: port (default 8765)")
@@ -92,7 +96,7 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         index_dir=Path(args.index).expanduser().absolute(),  # not resolved: it is a link to the current version
         cache_dir=cache_dir,
         load_timeout=args.load_timeout,
-        log_level=args.log_level.upper(),
+        log_level=(args.log_level or ("INFO" if args.transport == "http" else "WARNING")).upper(),
         transport=args.transport,
         host=args.host,
         port=args.port,

@@ -27,6 +27,7 @@ def search_reports_tool(kb: KnowledgeBase, request: SearchRequest) -> SearchResu
         hits=outcome.hits,
         searched_documents=kb.searched_count(outcome),
         dense_search=kb.dense_search,
+        note=outcome.note,
     )
 
 

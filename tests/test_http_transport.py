@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import socket
+import re
 import subprocess
 import sys
 import time
@@ -22,34 +22,27 @@ from tests.conftest import ROOT, SIFANG
 TOKEN = "test-token-7f3a"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serve_http(index: Path, cache: Path, log_folder: Path, *options: str) -> Iterator[str]:
-    """filings-mcp over HTTP on a free loopback port, with the given options; yields the endpoint's URL."""
-    port = _free_port()
-    log = (log_folder / f"server-{port}.log").open("w+b")  # a pipe nobody reads could fill up
+    """filings-mcp over HTTP on a port it picks (--port 0); yields the endpoint's URL exactly as the server logs it
+    (so the address a user would paste into a client is the one tested)."""
+    log_path = log_folder / f"server-{time.monotonic_ns()}.log"
+    log = log_path.open("w+b")  # a pipe nobody reads could fill up
     command = [sys.executable, "-m", "mcp_server", "--index", str(index), "--cache-dir", str(cache)]
     proc = subprocess.Popen(
-        [*command, "--transport", "http", "--port", str(port), *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+        [*command, "--transport", "http", "--port", "0", *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
     )
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            time.sleep(0.2)
-    else:
+    url = None
+    while url is None and time.monotonic() < deadline and proc.poll() is None:
+        found = re.search(r"serving .* at (http://\S+/mcp)\b", log_path.read_text(errors="replace"))
+        url = found.group(1) if found else None
+        time.sleep(0.1)
+    if url is None:
         proc.kill()
-        log.seek(0)
-        pytest.fail("the HTTP server did not start: " + log.read().decode(errors="replace"))
+        pytest.fail("the HTTP server did not log its address: " + log_path.read_text(errors="replace"))
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -112,7 +105,8 @@ def test_requests_without_the_token_are_refused(http_server: str) -> None:
     headers = {"Accept": "application/json, text/event-stream"}
     for auth in ({}, {"Authorization": "Bearer wrong"}):
         answer = httpx2.post(http_server, json=body, headers=headers | auth, timeout=30)
-        assert answer.status_code == 401
+        assert answer.status_code == 401 and answer.headers["www-authenticate"].startswith("Bearer")
+        assert "send the header 'Authorization: Bearer <the token given to --token" in answer.json()["error"]["message"]
 
 
 def test_a_public_address_without_a_token_is_refused() -> None:

@@ -13,6 +13,7 @@ from typing import Any
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from indexer import __version__
 from tests.conftest import ROOT, SIFANG
 
 
@@ -28,7 +29,7 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
     async with stdio_client(_params(index_dir, cache_dir)) as (read, write), ClientSession(read, write) as session:
         started = time.perf_counter()
-        await session.initialize()
+        out["server"] = (await session.initialize()).server_info
         out["tools"] = (await session.list_tools()).tools
         out["list_seconds"] = time.perf_counter() - started
         out["documents"] = await session.call_tool("list_documents", {})
@@ -70,6 +71,7 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
 
 def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     out = asyncio.run(_session_run(samples_index_dir, cache_dir))
+    assert (out["server"].name, out["server"].version) == ("filings-mcp", __version__)
     tools = {tool.name: tool for tool in out["tools"]}
     assert set(tools) == {"list_documents", "search_reports", "get_page", "locate_quote", "render_page"}
     for tool in tools.values():

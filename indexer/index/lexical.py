@@ -81,6 +81,10 @@ class Bm25Index:
         rows = np.load(rows_file) if rows_file.exists() else np.arange(size, dtype=np.int64)
         return cls(retriever, rows, size)
 
+    def knows(self, token: str) -> bool:
+        """Whether any text of this BM25 contains ``token``."""
+        return token in self._vocab
+
     def scores(self, query_tokens: list[str]) -> np.ndarray:
         """A score for every chunk row of the index (0 for rows this BM25 does not cover)."""
         known = [t for t in query_tokens if t in self._vocab]

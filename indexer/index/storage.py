@@ -30,6 +30,10 @@ class Storage(Protocol):
         """Chunk rows of the passages best matching ``tokens`` (BM25), best first."""
         ...
 
+    def knows(self, token: str) -> bool:
+        """Whether any passage contains ``token`` (a token of the index's tokenizer)."""
+        ...
+
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         """Chunk rows of the table rows best matching ``tokens`` (their own BM25), or None if not indexed."""
         ...
@@ -64,6 +68,9 @@ class LocalStorage:
 
     def passages(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
         return self.bm25.top_k(tokens, depth, allowed)[0]
+
+    def knows(self, token: str) -> bool:
+        return self.bm25.knows(token)
 
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         return None if self.bm25_rows is None else self.bm25_rows.top_k(tokens, depth, allowed)[0]

@@ -127,13 +127,15 @@ class Evaluator:
         scored.sort()
         return [(name, number) for _, name, number in scored[: self.depth]]
 
-    def run_system(self, system: str, query: str, only: str | None) -> Ranked:
+    def run_system(self, system: str, query: str, only: str | None) -> tuple[Ranked, bool]:
+        """The pages ``system`` ranks for ``query`` and whether the result says the index may not hold the answer."""
         if system == "seed-pages":
-            return self.seed_page_search(query, only)
+            return self.seed_page_search(query, only), False
         options = BASELINES.get(system, DEFAULT_OPTIONS)
         documents = glob.escape(only) if only is not None else None
         request = SearchRequest(query=query, top_k=self.depth, documents=documents)
-        return [(hit.document, hit.page) for hit in run_search(self.index, request, options).hits]
+        outcome = run_search(self.index, request, options)
+        return [(hit.document, hit.page) for hit in outcome.hits], outcome.note is not None
 
     def evaluate(
         self,
@@ -152,11 +154,13 @@ class Evaluator:
             row: dict[str, object] = {"id": question.id}
             for system in systems:
                 for mode in modes:
-                    if name is None:
-                        ranked: Ranked = []
-                    else:
-                        ranked = self.run_system(system, question.question, name if mode == "filtered" else None)
+                    ranked: Ranked = []
+                    noted = False
+                    if name is not None:
+                        only = name if mode == "filtered" else None
+                        ranked, noted = self.run_system(system, question.question, only)
                     metrics = page_metrics(ranked, name or question.document, question.pages, self.ks)
+                    metrics["noted"] = float(noted)  # a "may not be in the knowledge base" note: false on dev
                     groups_of = ("all", f"set={question.dataset}", f"lang={question.lang}", f"kind={question.kind}")
                     for group in groups_of:
                         groups[(system, mode, group)].add(metrics)
@@ -188,7 +192,7 @@ def format_table(report: dict[str, object]) -> str:
     """A plain-text table: every system overall, then the hybrid system by language and kind."""
     ks = report["ks"]
     assert isinstance(ks, list)
-    columns = [f"hit@{k}" for k in ks] + [f"recall@{k}" for k in ks if k > 1] + ["mrr"]
+    columns = [f"hit@{k}" for k in ks] + [f"recall@{k}" for k in ks if k > 1] + ["mrr", "noted"]
     header = f"{'system':<11} {'mode':<9} {'group':<24} {'n':>3} " + " ".join(f"{c:>9}" for c in columns)
     lines = [header, "-" * len(header)]
     results = report["results"]

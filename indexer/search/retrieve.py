@@ -23,6 +23,7 @@ from indexer.core.models import Box, Cell, StoredChunk
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, get_page_tables
+from indexer.search.absence import absence
 from indexer.search.expand import Variant, expand, strip_instructions
 from indexer.search.filters import filter_documents
 from indexer.search.fusion import RankedList, reciprocal_rank_fusion
@@ -77,6 +78,11 @@ class Hit(BaseModel):
     )
     table_row: RowEvidence | None = Field(
         default=None, description="the table row on this page that best matches the query, with its column headers"
+    )
+    weak: bool = Field(
+        default=False,
+        description="the passage shares none of the question's key terms, or the note says the index may not hold "
+        "the answer: read it as a near miss, not as the answer",
     )
     bm25_rank: int | None = Field(default=None, exclude=True, description="best rank in a BM25 list, 1-based")
     dense_rank: int | None = Field(default=None, exclude=True, description="best rank in a dense list, 1-based")
@@ -294,6 +300,7 @@ class SearchOutcome:
     hits: list[Hit]
     scope: list[str] | None
     route: str
+    note: str | None = None  # when the index may not hold the answer (see search/absence.py)
 
 
 def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOptions = DEFAULT_OPTIONS) -> SearchOutcome:
@@ -335,7 +342,13 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     if options.highlights:
         budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
         hits = _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget)
-    return SearchOutcome(hits, scope, plan.kind)
+    searched = [index.documents[n] for n in (scope if scope is not None else index.documents)]
+    every = list(index.documents.values())
+    found_absent = absence(
+        text, index.tokenizer, index.storage.knows, searched, every, names, [h.content for h in hits]
+    )
+    hits = [hit.model_copy(update={"weak": True}) if i in found_absent.weak else hit for i, hit in enumerate(hits)]
+    return SearchOutcome(hits, scope, plan.kind, found_absent.note)
 
 
 def search(

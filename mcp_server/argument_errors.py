@@ -1,0 +1,99 @@
+"""Bad arguments answered in plain words: what was wrong, what is allowed, what to do — not pydantic's report.
+
+FastMCP validates a call's arguments against the tool's signature and, on failure, answers with pydantic's text
+("1 validation error for call[search_reports] … errors.pydantic.dev …"). The middleware here rewrites that answer
+(and a prompt called without a required argument) from the same error details and the tool's input schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from fastmcp.exceptions import PromptError, ToolError
+from fastmcp.exceptions import ValidationError as FastMCPValidationError
+from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
+from pydantic import ValidationError
+
+_SHOWN_VALUE = 60
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _SHOWN_VALUE else f"{text[:_SHOWN_VALUE]}… ({len(text)} characters)"
+
+
+def _bounds(schema: dict[str, Any]) -> tuple[object, object]:
+    """The (minimum, maximum) an argument's schema allows, looking inside ``anyOf`` for optional arguments."""
+    options = [schema, *schema.get("anyOf", [])]
+    low = next((o["minimum"] for o in options if "minimum" in o), None)
+    high = next((o["maximum"] for o in options if "maximum" in o), None)
+    return low, high
+
+
+def _one(error: Mapping[str, Any], properties: dict[str, Any]) -> str:
+    name = str(error["loc"][0]) if error["loc"] else "the arguments"
+    kind, context = error["type"], error.get("ctx", {})
+    schema = properties.get(name, {})
+    got = _shown(error.get("input"))
+    if kind.startswith("missing"):
+        about = schema.get("description")
+        return f"{name} is required" + (f": {about}" if about else "")
+    if kind in ("unexpected_keyword_argument", "extra_forbidden"):
+        return f"unknown argument {name!r}; the arguments are: {', '.join(properties)}"
+    if kind in ("less_than_equal", "greater_than_equal", "less_than", "greater_than"):
+        low, high = _bounds(schema)
+        if low is not None and high is not None:
+            return f"{name} must be between {low} and {high}; got {got}"
+        limit = next(iter(context.values()), "?")
+        return f"{name} must be {'at most' if kind.startswith('less') else 'at least'} {limit}; got {got}"
+    if kind == "literal_error":
+        return f"{name} must be one of {context.get('expected', '?')}; got {got}"
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return f"{name} must be a whole number; got {got}"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{name} must be true or false; got {got}"
+    if kind == "string_too_long":
+        return f"{name} must be at most {context.get('max_length')} characters; got {len(str(error.get('input')))}"
+    if kind == "too_long":
+        return f"{name} takes at most {context.get('max_length')} items; got {context.get('actual_length')}"
+    if kind in ("string_type", "list_type", "dict_type", "model_type", "float_type", "float_parsing"):
+        wanted = kind.split("_")[0].replace("dict", "object").replace("model", "object").replace("float", "number")
+        return f"{name} must be a {wanted}; got {got}"
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg'].lower()}; got {got}"
+
+
+def plain_message(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
+    """One sentence per problem, then where the allowed values are described."""
+    properties = schema.get("properties", {})
+    problems = list(dict.fromkeys(_one(e, properties) for e in error.errors(include_url=False)))
+    return f"{tool}: {'; '.join(problems)}. The tool's description and input schema list every argument."
+
+
+class PlainArgumentErrors(Middleware):
+    """Rewrites argument errors of tools and prompts (see the module docstring)."""
+
+    def __init__(self, input_schemas: dict[str, dict[str, Any]], prompt_arguments: dict[str, dict[str, str]]) -> None:
+        self._schemas = input_schemas
+        self._prompts = prompt_arguments  # prompt → its required arguments and their descriptions
+
+    async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        try:
+            return await call_next(context)
+        except FastMCPValidationError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            name = context.message.name
+            raise ToolError(plain_message(name, cause, self._schemas.get(name, {}))) from None
+
+    async def on_get_prompt(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
+        name = context.message.name
+        given = set(context.message.arguments or {})
+        missing = {arg: about for arg, about in self._prompts.get(name, {}).items() if arg not in given}
+        if missing:
+            needs = "; ".join(f"{arg} ({about})" for arg, about in missing.items())
+            raise PromptError(f"{name} needs {needs}")
+        return await call_next(context)

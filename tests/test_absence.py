@@ -1,0 +1,79 @@
+"""A question the index cannot answer says so (a note, hits marked weak); one it can answer does not."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+
+from indexer.core.models import DocumentMeta
+from indexer.index.reader import LoadedIndex
+from indexer.knowledge_base import KnowledgeBase
+from indexer.search.absence import unheld_forms, unheld_years
+from indexer.search.request import SearchRequest
+from mcp_server.loader import IndexLoader
+from mcp_server.server import build_server
+from mcp_server.settings import ServerSettings
+
+SHA = "0" * 64
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Tesla Cybertruck deliveries in 2023", "no document in the knowledge base mentions Tesla, Cybertruck"),
+        ("特斯拉2023年交付量", "mentions 特斯拉"),
+        ("What was NVDA revenue in fiscal 2024?", "mentions NVDA"),
+        ("Best Buy revenue in 2031", "no document searched covers 2031"),
+        ("Best Buy 10-K revenue", "no document searched is a 10-K (forms searched: 10-Q)"),
+        ("quantum entanglement photon", "none of the question's terms occurs in the knowledge base"),
+    ],
+)
+def test_what_the_index_does_not_hold_is_said(samples_index: LoadedIndex, question: str, said: str) -> None:
+    outcome = KnowledgeBase(samples_index).search(SearchRequest(query=question))
+    assert outcome.note is not None and said in outcome.note
+    assert outcome.hits and all(hit.weak for hit in outcome.hits)  # hits still follow, marked weak
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "四方科技2019年营业收入和归属于上市公司股东的净利润",
+        "Best Buy revenue and comparable sales in the second quarter of fiscal 2024",
+        "MGM Las Vegas Strip net revenues Q4 2022",
+        "高测股份 目标价 评级",
+        "What was Sifang Technology's operating revenue in 2019?",
+        "Which company reported higher capital expenditures?",
+    ],
+)
+def test_a_question_the_index_answers_gets_no_note(samples_index: LoadedIndex, question: str) -> None:
+    outcome = KnowledgeBase(samples_index).search(SearchRequest(query=question))
+    assert outcome.note is None and not outcome.hits[0].weak
+
+
+def _meta(name: str, form: str | None, year: int | None) -> DocumentMeta:
+    return DocumentMeta(document=name, sha256=SHA, pages=1, form=form, year=year)
+
+
+def test_years_and_forms_held_allow_for_comparatives_and_unknown_forms() -> None:
+    annual = [_meta("a.pdf", "10-K", 2019)]
+    assert unheld_years("revenue in 2015 and 2020", annual) == []  # comparatives, and a fiscal year named after
+    assert unheld_years("revenue in 2013 and 2021", annual) == [2013, 2021]
+    assert unheld_forms("the 10-Q for Q2", annual) == ["10-Q"] and unheld_forms("the 10-K", annual) == []
+    assert unheld_forms("the 10-Q", [*annual, _meta("b.pdf", None, None)]) == []  # an unknown form might be one
+
+
+def test_the_text_a_model_reads_leads_with_the_note(samples_index_dir: Path, cache_dir: Path) -> None:
+    settings = ServerSettings(index_dir=samples_index_dir, cache_dir=cache_dir)
+    server = build_server(settings, IndexLoader(samples_index_dir, cache_dir, 120))
+
+    async def call() -> tuple[str, dict]:  # type: ignore[type-arg]
+        async with Client(server) as client:
+            result = await client.call_tool("search_reports", {"query": "Tesla Cybertruck deliveries in 2023"})
+            return result.content[0].text, result.structured_content
+
+    text, structured = asyncio.run(call())
+    assert text.startswith("NOTE: the answer may not be in the knowledge base") and "WEAK" in text
+    assert structured["note"].startswith("the answer may not be") and all(h["weak"] for h in structured["hits"])

@@ -1,0 +1,50 @@
+"""Bad arguments get one plain sentence each — what was wrong, what is allowed — through a real MCP client."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+from mcp import MCPError
+
+from mcp_server.loader import IndexLoader
+from mcp_server.server import build_server
+from mcp_server.settings import ServerSettings
+from tests.conftest import SIFANG
+
+CASES = [
+    ("search_reports", {"query": "revenue", "top_k": 50}, "search_reports: top_k must be between 1 and 20; got 50."),
+    ("search_reports", {}, "search_reports: query is required: question or key terms"),
+    ("search_reports", {"query": "x", "regex": True}, "unknown argument 'regex'; the arguments are: query, top_k,"),
+    ("search_reports", {"query": "x", "year": 1800}, "year must be between 1900 and 2100; got 1800"),
+    ("search_reports", {"query": "x", "detail": "all"}, "detail must be one of 'compact' or 'full'; got \"all\""),
+    ("get_page", {"document": SIFANG.name, "page": "five"}, 'get_page: page must be a whole number; got "five"'),
+    ("render_page", {"document": SIFANG.name, "page": 5, "dpi": 1000}, "dpi must be between 36 and 300; got 1000"),
+    (
+        "locate_quote",
+        {"document": SIFANG.name, "page": 5, "quote": "x" * 20_000},
+        "quote must be at most 10000 characters; got 20000",
+    ),
+]
+
+
+def test_argument_errors_read_as_sentences(samples_index_dir: Path, cache_dir: Path) -> None:
+    settings = ServerSettings(index_dir=samples_index_dir, cache_dir=cache_dir)
+    server = build_server(settings, IndexLoader(samples_index_dir, cache_dir, 120))
+
+    async def run() -> tuple[list[Any], str]:
+        async with Client(server) as client:
+            results = [await client.call_tool(name, arguments, raise_on_error=False) for name, arguments, _ in CASES]
+            with pytest.raises(MCPError) as prompt_error:
+                await client.get_prompt("due_diligence", {})
+            return results, str(prompt_error.value)
+
+    results, prompt_error = asyncio.run(run())
+    for (name, arguments, expected), result in zip(CASES, results, strict=True):
+        text = result.content[0].text
+        assert result.is_error and expected in text, (name, arguments, text)
+        assert "pydantic" not in text and "validation error" not in text and "\n" not in text
+    assert "due_diligence needs question (the question to answer from the filings)" in prompt_error

@@ -1,0 +1,84 @@
+"""Real clients against the server: the MCP Inspector CLI (stdio and HTTP) and langchain-mcp-adapters (the path
+LangChain/LangGraph agents and GPT Researcher use). `make test` installs both into .cache/clients; where Node or
+npm is missing the Inspector tests are skipped with the reason."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SIFANG
+from tests.test_http_transport import serve_http
+
+CLIENTS = ROOT / ".cache" / "clients"
+INSPECTOR = CLIENTS / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
+CLIENT_PYTHON = CLIENTS / "venv" / "bin" / "python"
+COMPACT_SEARCH = 8_000
+
+
+def _server(index: Path, cache: Path) -> list[str]:
+    return [sys.executable, "-m", "mcp_server", "--index", str(index), "--cache-dir", str(cache)]
+
+
+def _inspector(*target: str, method: str, arguments: dict[str, object] | None = None) -> dict:  # type: ignore[type-arg]
+    if not INSPECTOR.exists():
+        pytest.skip(f"MCP Inspector CLI not installed at {INSPECTOR} (needs Node and npm; `make test` installs it)")
+    command = [str(INSPECTOR), "--cli", *target, "--method", method]
+    if arguments:
+        command += ["--tool-name", str(arguments.pop("tool"))]
+        for name, value in arguments.items():
+            command += ["--tool-arg", f"{name}={value}"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout)  # type: ignore[no-any-return]
+
+
+def _assert_compact_search(text: str) -> None:
+    assert text.startswith("3 passages for") and len(text) <= COMPACT_SEARCH
+    assert (
+        f"[1] {SIFANG.name} p.5" in text and "box: p.5 [" in text and "row: 总资产 | 2019年末: 2,464,948,703.85" in text
+    )
+
+
+def test_the_inspector_cli_over_stdio(samples_index_dir: Path, cache_dir: Path) -> None:
+    server = _server(samples_index_dir, cache_dir)
+    tools = _inspector(*server, method="tools/list")["tools"]
+    assert {t["name"] for t in tools} == {"list_documents", "search_reports", "get_page", "locate_quote", "render_page"}
+    found = _inspector(
+        *server, method="tools/call", arguments={"tool": "search_reports", "query": "总资产", "top_k": 3}
+    )
+    _assert_compact_search(found["content"][0]["text"])
+    assert found["structuredContent"]["hits"][0]["bboxes"]  # the full result beside the text
+    page = _inspector(*server, method="tools/call", arguments={"tool": "get_page", "document": SIFANG.name, "page": 5})
+    assert page["content"][0]["text"].startswith(f"{SIFANG.name} p.5 of 12")
+
+
+def test_the_inspector_cli_over_http(samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
+    if not INSPECTOR.exists():
+        pytest.skip(f"MCP Inspector CLI not installed at {INSPECTOR} (needs Node and npm; `make test` installs it)")
+    with serve_http(samples_index_dir, cache_dir, tmp_path) as url:  # the address as the server logs it
+        tools = _inspector(url, "--transport", "http", method="tools/list")["tools"]
+        assert len(tools) == 5
+        arguments: dict[str, object] = {"tool": "search_reports", "query": "总资产", "top_k": 3}
+        found = _inspector(url, "--transport", "http", method="tools/call", arguments=arguments)
+        _assert_compact_search(found["content"][0]["text"])
+
+
+def test_a_langchain_agent_session(samples_index_dir: Path, cache_dir: Path) -> None:
+    if not CLIENT_PYTHON.exists():
+        pytest.skip(f"langchain-mcp-adapters environment not found at {CLIENTS / 'venv'} (`make test` builds it)")
+    script = ROOT / "tests" / "clients" / "langchain_session.py"
+    command = json.dumps(_server(samples_index_dir, cache_dir))
+    run = subprocess.run(
+        [str(CLIENT_PYTHON), str(script), command, SIFANG.name], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    out = json.loads(run.stdout)
+    assert out["tools"] == ["get_page", "list_documents", "locate_quote", "render_page", "search_reports"]
+    _assert_compact_search(out["search"])
+    assert "营业收入: 1,175,301,034.32" in out["page"] and len(out["page"]) < 10_000
+    assert out["quote"].startswith(f"VERIFIED (exact) on {SIFANG.name} p.5: '1,175,301,034.32'")
