@@ -77,3 +77,12 @@ def test_the_text_a_model_reads_leads_with_the_note(samples_index_dir: Path, cac
     text, structured = asyncio.run(call())
     assert text.startswith("NOTE: the answer may not be in the knowledge base") and "WEAK" in text
     assert structured["note"].startswith("the answer may not be") and all(h["weak"] for h in structured["hits"])
+
+
+def test_the_year_filter_is_the_fiscal_year(samples_index: LoadedIndex) -> None:
+    """Best Buy's quarter ended 29 July 2023 is its fiscal 2024 Q2: year=2024 finds it, with no note."""
+    meta = samples_index.documents["BESTBUY_2024Q2_10Q.pdf"]
+    assert (meta.year, meta.period_end) == (2024, "2023-07-29")
+    outcome = KnowledgeBase(samples_index).search(SearchRequest(query="comparable sales", year=2024))
+    assert outcome.hits and {hit.document for hit in outcome.hits} == {"BESTBUY_2024Q2_10Q.pdf"}
+    assert outcome.note is None

@@ -1,5 +1,6 @@
 import pytest
 
+from indexer.ingest.fiscal import fiscal_year, period_end
 from indexer.ingest.metadata import describe, detect_form, detect_period
 from indexer.ingest.parse import PdfParser
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG
@@ -8,7 +9,7 @@ from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG
 @pytest.mark.parametrize(
     ("pdf", "company", "form", "period", "year", "language", "code"),
     [
-        (BESTBUY_10Q, "BEST BUY CO., INC.", "10-Q", "quarter ended 2023-07-29", 2023, "en", None),
+        (BESTBUY_10Q, "BEST BUY CO., INC.", "10-Q", "quarter ended 2023-07-29", 2024, "en", None),  # fiscal 2024
         (MGM, "MGM RESORTS INTERNATIONAL", "earnings release", "Q4 2022", 2022, "en", None),
         (SIFANG, "四方科技", "年报", "FY2019", 2019, "zh", "603339"),
         (BROKER, "高测股份", "研报", "2022-07-19", 2022, "zh", "688556"),
@@ -30,6 +31,23 @@ def test_ten_k_fiscal_year_comes_from_the_cover() -> None:
     text = "FORM 10-K\nFor the fiscal year ended January 28, 2023\nBEST BUY CO., INC.\n(Exact name of registrant"
     assert detect_form("x.pdf", text) == "10-K"
     assert detect_period("10-K", "x.pdf", text) == "FY2023"
+    assert period_end(text) == "2023-01-28" and fiscal_year("x.pdf", text, "2023-01-28", None, annual=True) == 2023
+
+
+def test_fiscal_years_as_filers_name_them() -> None:
+    early = "FORM 10-K\nFor the fiscal year ended January 1, 2023\nACME CORP"  # a 52/53-week year: fiscal 2022
+    assert (
+        detect_period("10-K", "x.pdf", early) == "FY2022"
+        and fiscal_year("x.pdf", early, period_end(early), None) == 2022
+    )
+    quarter = "For the quarterly period ended July 29, 2023 … results for the second quarter of fiscal 2024 …"
+    assert period_end(quarter) == "2023-07-29" and fiscal_year("x.pdf", quarter, "2023-07-29", None) == 2024
+    assert fiscal_year("AAPL_2022_10K.pdf", "no fiscal words", "2022-09-24", None) == 2022
+    assert period_end("四方科技 2019 年年度报告") == "2019-12-31" and period_end("2023年半年度报告") == "2023-06-30"
+    # the Best Buy 10-Q renamed: the year comes from its own "second quarter of fiscal 2024", not the file name
+    renamed = describe("report.pdf", PdfParser().parse(BESTBUY_10Q))
+    assert (renamed["year"], renamed["period_end"]) == (2024, "2023-07-29")
+    assert renamed["title"] == "BEST BUY CO., INC. · 10-Q · quarter ended 2023-07-29 (fiscal 2024)"
 
 
 def test_broker_note_cover() -> None:

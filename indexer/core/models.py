@@ -236,8 +236,13 @@ class DocumentMeta(BaseModel):
     title: str | None = None
     company: str | None = None
     form: str | None = Field(default=None, description="10-K, 10-Q, 8-K, earnings release, 年报, 研报, …")
-    period: str | None = None
-    year: int | None = None
+    period: str | None = Field(default=None, description="the period as printed: FY2023, quarter ended 2023-07-29, …")
+    period_end: str | None = Field(default=None, description="the date the reported period ends (ISO)")
+    year: int | None = Field(
+        default=None,
+        description="the fiscal year as the filer names it (Best Buy's quarter ended 2023-07-29 is fiscal 2024; a year "
+        "ending in the first days of January is named after the year before); the `year` filter uses it",
+    )
     language: str | None = Field(default=None, description="en, zh or mixed")
     stock_code: str | None = None
     tickers: list[str] = Field(default_factory=list, description="trading symbols printed in the document")

@@ -10,12 +10,11 @@ from pathlib import Path
 from indexer.core.docmatch import romanised
 from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
+from indexer.ingest.fiscal import DATE, fiscal_year, is_fiscal_year, iso_date, period_end, year_ending
 
-_MONTH_NAMES = "january february march april may june july august september october november december"
-_MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
-_DATE = (
-    r"(january|february|march|april|may|june|july|august|september|october|november|december)\s+(\d{1,2}),\s*(\d{4})"
-)
+_DATE = DATE
+
+FISCAL_PAGES = 40  # pages read for the filer's own "… quarter of fiscal 2024" (MD&A follows the statements)
 
 _FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("10-K", re.compile(r"\bform\s+10-k\b", re.I)),
@@ -106,17 +105,15 @@ def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _iso(month: str, day: str, year: str) -> str:
-    return date(int(year), _MONTHS[month.lower()], int(day)).isoformat()
-
-
 def detect_period(form: str | None, file_name: str, text: str) -> str | None:
     fy = re.search(r"fiscal year ended\s+" + _DATE, text, re.I)
-    if fy:
-        return f"FY{fy.group(3)}"
+    ended = iso_date(*fy.groups()) if fy else None
+    if ended:
+        return f"FY{year_ending(ended)}"
     quarter = re.search(r"quarterly period ended\s+" + _DATE, text, re.I)
-    if quarter:
-        return f"quarter ended {_iso(*quarter.groups())}"
+    ended = iso_date(*quarter.groups()) if quarter else None
+    if ended:
+        return f"quarter ended {ended}"
     results = re.search(
         r"(first|second|third|fourth)\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{4})", text, re.I
     )
@@ -124,8 +121,9 @@ def detect_period(form: str | None, file_name: str, text: str) -> str | None:
         number = ["first", "second", "third", "fourth"].index(results.group(1).lower()) + 1
         return f"Q{number} {results.group(2)}"
     report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
-    if report_date:
-        return _iso(*report_date.groups()[0:3])
+    reported = iso_date(*report_date.groups()[0:3]) if report_date else None
+    if reported:
+        return reported
     annual = re.search(r"(\d{4})\s*年\s*(?:年度报告|年报)", text)
     if annual:
         return f"FY{annual.group(1)}"
@@ -171,8 +169,15 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     form = detect_form(file_name, text)
     company, code = detect_company(file_name, text)
     period = detect_period(form, file_name, text)
-    parts = [p for p in (company, form, period) if p]
     opening = _first_text(pages, 10)
+    end = period_end(text)
+    year = fiscal_year(
+        file_name, _first_text(pages, FISCAL_PAGES), end, period_year(period), annual=is_fiscal_year(text)
+    )
+    shown_period = period
+    if period and year and str(year) not in period:
+        shown_period = f"{period} (fiscal {year})"
+    parts = [p for p in (company, form, shown_period) if p]
     broker_note = describe_broker_note(file_name, pages) if form == "研报" else {}
     return broker_note | {
         "tickers": detect_tickers(text),
@@ -182,7 +187,8 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
         "company_pinyin": romanised(company),
         "form": form,
         "period": period,
-        "year": period_year(period),
+        "period_end": end,
+        "year": year,
         "language": detect_language(pages),
         "stock_code": code,
     }

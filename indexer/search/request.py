@@ -51,7 +51,12 @@ class SearchRequest(BaseModel):
         max_length=MAX_FILTER_CHARS,
         description="restrict to one company: a name as in list_documents, a ticker or a stock code",
     )
-    year: int | None = Field(default=None, ge=1900, le=2100, description="restrict to documents of this fiscal year")
+    year: int | None = Field(
+        default=None,
+        ge=1900,
+        le=2100,
+        description="restrict to documents of this fiscal year, as the filer names it (list_documents shows it)",
+    )
     form: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
