@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from indexer.core.errors import FilingsError
+from indexer.core.logs import setup_logging
 from indexer.core.models import wire
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.publish import check_index_target
@@ -342,7 +343,7 @@ def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=args.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    setup_logging(args.log_level)
     try:
         cache_dir = args.cache_dir or default_cache_dir()
         if args.command in ("build", "add", "remove"):

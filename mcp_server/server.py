@@ -6,7 +6,6 @@ import gc
 import inspect
 import logging
 import socket
-import sys
 import threading
 import typing
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from starlette.middleware import Middleware
 
 from indexer import __version__
 from indexer.core.errors import FilingsError
+from indexer.core.logs import setup_logging
 from indexer.core.models import Box, wire
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
@@ -277,12 +277,9 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     return mcp
 
 
-def plain_library_logs() -> None:
-    """Library loggers write plain lines through the root handler (stderr) at WARNING and above: FastMCP's own
-    rich, boxed handlers are removed (a tool error is one line; a caller's mistake is logged at INFO)."""
-    for noisy in ("bm25s", "jieba", "fastmcp", "mcp", "httpx", "faiss"):
-        logger_ = logging.getLogger(noisy)
-        logger_.setLevel(max(logging.WARNING, logging.getLogger().level))
+def plain_fastmcp_logs() -> None:
+    """FastMCP's own rich, boxed handlers are removed: its records go through the root handler as plain lines
+    (a tool error is one line; a caller's mistake is logged at INFO)."""
     fastmcp_logger = logging.getLogger("fastmcp")
     for handler in fastmcp_logger.handlers[:]:
         fastmcp_logger.removeHandler(handler)
@@ -326,8 +323,8 @@ def _serve_http(server: FastMCP, settings: ServerSettings) -> None:
 
 
 def run(settings: ServerSettings) -> int:
-    logging.basicConfig(stream=sys.stderr, level=settings.log_level, format="%(levelname)s %(name)s: %(message)s")
-    plain_library_logs()
+    setup_logging(settings.log_level)
+    plain_fastmcp_logs()
     gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
     loader = IndexLoader(settings.index_dir, settings.cache_dir, settings.load_timeout)
     server = build_server(settings, loader)

@@ -32,6 +32,7 @@ def test_build_list_search_and_exit_statuses(tmp_path: Path, cache_dir: Path) ->
 
     built = _cli("build", str(docs), "--index", str(index), "--embedder", "none", "--json", cache=cache_dir)
     assert built.returncode == 1, built.stderr  # one file failed, the other was indexed
+    assert "DEBUG" not in built.stderr and "bm25s" not in built.stderr  # no library noise at the default level
     summary = json.loads(built.stdout)
     assert summary["documents"] == 1 and summary["pages"] == 4
     assert [f["document"] for f in summary["failed"]] == ["broken.pdf"]

@@ -4,12 +4,18 @@ npm is missing the Inspector tests are skipped with the reason."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx2
 import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import ROOT, SIFANG
 from tests.test_http_transport import serve_http
@@ -82,3 +88,57 @@ def test_a_langchain_agent_session(samples_index_dir: Path, cache_dir: Path) -> 
     _assert_compact_search(out["search"])
     assert "营业收入: 1,175,301,034.32" in out["page"] and len(out["page"]) < 10_000
     assert out["quote"].startswith(f"VERIFIED (exact) on {SIFANG.name} p.5: '1,175,301,034.32'")
+
+
+def _config_blocks() -> list[tuple[str, dict]]:  # type: ignore[type-arg]
+    """Every `mcpServers` JSON block the docs give a user to paste (README, docs/clients.md, the example file)."""
+    blocks = [
+        ("claude_desktop_config.example.json", json.loads((ROOT / "claude_desktop_config.example.json").read_text()))
+    ]
+    for page in (ROOT / "README.md", ROOT / "docs" / "clients.md"):
+        for found in re.finditer(r"```json\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            if "mcpServers" in found.group(1):
+                blocks.append((page.name, json.loads(found.group(1))))
+    return blocks
+
+
+def _as_here(value: str, index: Path) -> str:
+    """A documented path placed in this checkout: the project folder, and the index the tests built."""
+    for placeholder in ("/ABSOLUTE/PATH/TO/filings-mcp", "/abs/path/filings-mcp"):
+        value = value.replace(f"{placeholder}/data/index", str(index)).replace(placeholder, str(ROOT))
+    return value
+
+
+async def _tools_over(config: dict, index: Path, cache: Path, url: str, token: str) -> list[str]:  # type: ignore[type-arg]
+    server = config["mcpServers"]["filings"]
+    if "url" in server:
+        headers = {k: v.replace("<the token given to --token>", token) for k, v in server["headers"].items()}
+        assert server["url"] == "http://127.0.0.1:8765/mcp"  # the documented default address, served here on `url`
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as client,
+            streamable_http_client(url, http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return [tool.name for tool in (await session.list_tools()).tools]
+    params = StdioServerParameters(
+        command=_as_here(server["command"], index),
+        args=[*(_as_here(a, index) for a in server["args"]), "--cache-dir", str(cache)],
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return [tool.name for tool in (await session.list_tools()).tools]
+
+
+def test_every_documented_client_block_connects(samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
+    blocks = _config_blocks()
+    assert len(blocks) >= 5  # the example file, README, Claude Desktop (macOS, Windows), Cursor over HTTP
+    token = "doc-token-1"
+    with serve_http(samples_index_dir, cache_dir, tmp_path, "--token", token) as url:
+        for where, config in blocks:
+            command = config["mcpServers"]["filings"].get("command", "")
+            if command.startswith("C:"):
+                assert command.endswith("\\.venv\\Scripts\\filings-mcp.exe"), where  # Windows: checked by shape only
+                continue
+            names = asyncio.run(_tools_over(config, samples_index_dir, cache_dir, url, token))
+            assert len(names) == 5 and "search_reports" in names, where

@@ -9,12 +9,15 @@ memory watchdog as a parse: a huge or hostile HTML file costs that file, not the
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import subprocess
 import sys
 import urllib.parse
 import urllib.request
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 from indexer.core.errors import DocumentError
@@ -31,9 +34,18 @@ def is_html(path: Path) -> bool:
     return path.suffix.lower() in HTML_SUFFIXES
 
 
+@contextlib.contextmanager
+def _quiet_import() -> Iterator[None]:
+    """WeasyPrint warns "HarfBuzz-Subset will be required…" on import: about the system, not the filing."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*HarfBuzz-Subset", category=DeprecationWarning)
+        yield
+
+
 def _local_fetcher(root: Path):  # type: ignore[no-untyped-def]
     """A WeasyPrint URL fetcher for files under ``root`` and data: URLs only (nothing from the network)."""
-    from weasyprint.urls import URLFetcher
+    with _quiet_import():
+        from weasyprint.urls import URLFetcher
 
     allowed = root.resolve()
 
@@ -51,7 +63,8 @@ def _local_fetcher(root: Path):  # type: ignore[no-untyped-def]
 def html_to_pdf(html: Path, pdf: Path) -> int:
     """Write ``html`` as a PDF at ``pdf``; return its page count. Raises :class:`DocumentError` with a reason."""
     try:
-        import weasyprint
+        with _quiet_import():
+            import weasyprint
     except (ImportError, OSError) as exc:  # missing package, or Pango missing on this system
         raise DocumentError(
             html.name,
