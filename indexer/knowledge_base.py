@@ -7,11 +7,14 @@ plugs in under ``LoadedIndex.storage`` without changing a caller.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import DocumentMeta, Page, Table
-from indexer.evidence.quotes import Located, locate
+from indexer.evidence.claims import check_claim
+from indexer.evidence.outline import Section, SectionText, find_section, outline, section_lines, section_piece
+from indexer.evidence.quotes import Located, check_quote, locate
 from indexer.index.reader import (
     LoadedIndex,
     document_meta,
@@ -24,6 +27,8 @@ from indexer.index.store import Manifest
 from indexer.search.request import SearchRequest
 from indexer.search.retrieve import DEFAULT_OPTIONS, SearchOptions, SearchOutcome, run_search
 
+OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
+
 
 class KnowledgeBase:
     """One published version of an index, loaded: its documents, their pages and tables, search and quote checks.
@@ -33,6 +38,8 @@ class KnowledgeBase:
 
     def __init__(self, index: LoadedIndex) -> None:
         self.index = index
+        self._outlines: dict[str, list[Section]] = {}
+        self._lock = threading.Lock()
 
     @classmethod
     def open(
@@ -88,12 +95,43 @@ class KnowledgeBase:
         """The tables of one page (cheaper than the page: its lines are not built)."""
         return get_page_tables(self.index, document, number)
 
-    def locate(self, document: str, page: int, quote: str) -> Located:
-        """Where ``quote`` is printed on ``page`` (or a neighbouring page, which the note names)."""
+    def locate(
+        self, document: str, page: int, quote: str, label: str | None = None, period: str | None = None
+    ) -> Located:
+        """Where ``quote`` is printed on ``page`` (or a neighbouring page, which the note names); with ``label``
+        and/or ``period``, verified only in a table row and column that match them."""
         meta = self.document(document)
         if not 1 <= page <= meta.pages:
             raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
+        if label or period:
+            return check_claim(self.page(document, page), check_quote(quote), label, period)
         return locate(lambda number: self.page(document, number), meta.pages, page, quote)
+
+    def outline(self, document: str) -> list[Section]:
+        """The document's sections from the headings in its body (computed once per document and version)."""
+        meta = self.document(document)
+        with self._lock:
+            cached = self._outlines.get(document)
+        if cached is None:
+            cached = outline([self.page(document, n).lines for n in range(1, meta.pages + 1)])
+            with self._lock:
+                if len(self._outlines) >= OUTLINES_CACHED:
+                    self._outlines.pop(next(iter(self._outlines)))
+                self._outlines[document] = cached
+        return cached
+
+    def section(self, document: str, wanted: str, cursor: str | None = None) -> SectionText:
+        """A piece of one section's text (by key such as '7' or '第十节', or words of its title)."""
+        sections = self.outline(document)
+        if not sections:
+            raise NotFoundError(
+                f"no sections found in {document} (no Part/Item, 节 or statement headings); read it with get_page"
+            )
+        position = find_section(sections, wanted)
+        found = sections[position]
+        last = max(found.page_end, sections[position + 1].page_start if position + 1 < len(sections) else 0)
+        pages = [self.page(document, n).lines if found.page_start <= n <= last else [] for n in range(1, last + 1)]
+        return section_piece(document, found, section_lines(pages, sections, position), cursor)
 
     def pdf(self, document: str) -> Path:
         """The PDF as indexed (an HTML filing's converted PDF), kept inside the index folder."""

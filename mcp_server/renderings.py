@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from typing import Literal
 
 from indexer.core.models import Box, DocumentMeta, Table, wire_json
+from indexer.evidence.outline import SectionText
 from indexer.search.retrieve import Hit
-from mcp_server.types import DocumentList, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import DocumentList, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
 
 Detail = Literal["compact", "full"]
 DETAIL_HELP = (
@@ -177,7 +178,28 @@ def rendered_text(info: RenderedPage) -> str:
     return line if info.quote is None else f"{line}\n{quote_text(info.quote)}"
 
 
-def as_text(result: SearchResult | PageResult | QuoteLocation | DocumentList, detail: Detail) -> str:
+def outline_text(result: Outline) -> str:
+    if not result.sections:
+        return f"{result.document}: no Part/Item, 节 or statement headings found; read it with get_page."
+    lines = [f"{result.document}: {len(result.sections)} sections (read one with read_section and its key)"]
+    for section in result.sections:
+        pages = f"p.{section.page_start}" + (f"–{section.page_end}" if section.page_end > section.page_start else "")
+        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {section.title} · {pages}")
+    return "\n".join(lines)
+
+
+def section_text(piece: SectionText) -> str:
+    span = f"p.{piece.page_start}–{piece.page_end}" if piece.page_end > piece.page_start else f"p.{piece.page_start}"
+    more = (
+        f"\n[continues: read_section with cursor={piece.next_cursor!r}]" if piece.next_cursor else "\n[end of section]"
+    )
+    return f"{piece.document} · {piece.title} ({span})\n{piece.text}{more}"
+
+
+Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText
+
+
+def as_text(result: Answer, detail: Detail) -> str:
     """The text content of a result: its compact rendering, or with ``detail="full"`` its whole JSON."""
     if detail == "full":
         return wire_json(result)
@@ -187,4 +209,8 @@ def as_text(result: SearchResult | PageResult | QuoteLocation | DocumentList, de
         return page_text(result)
     if isinstance(result, QuoteLocation):
         return quote_text(result)
+    if isinstance(result, Outline):
+        return outline_text(result)
+    if isinstance(result, SectionText):
+        return section_text(result)
     return documents_text(result)

@@ -27,6 +27,7 @@ from indexer import __version__
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import Box, wire
+from indexer.evidence.outline import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
@@ -34,18 +35,20 @@ from mcp_server.auth import SharedTokenVerifier
 from mcp_server.http_guard import MCP_PATH, HostOriginGuard, HostPolicy, SessionLimiter, TokenGuard
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
-from mcp_server.renderings import DETAIL_HELP, Detail, as_text, rendered_text
+from mcp_server.renderings import DETAIL_HELP, Answer, Detail, as_text, rendered_text
 from mcp_server.schemas import output_schema
 from mcp_server.settings import ServerSettings
 from mcp_server.tools import (
     coverage,
+    get_outline_tool,
     get_page_tool,
     list_documents_tool,
     locate_quote_tool,
+    read_section_tool,
     render_page_tool,
     search_reports_tool,
 )
-from mcp_server.types import DocumentList, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import DocumentList, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +131,7 @@ def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
         raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
 
 
-def _answer(result: SearchResult | PageResult | QuoteLocation | DocumentList, detail: Detail) -> ToolResult:
+def _answer(result: Answer, detail: Detail) -> ToolResult:
     """The full result as structured content, and as text its compact rendering (or, with ``detail="full"``, its
     JSON), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
     return ToolResult(
@@ -168,8 +171,10 @@ def search_reports(
     "tolerates whitespace, currency symbols, thousands separators, (1,234) for -1,234 and units (52.00B = 52 billion "
     "= 52,000 million; 1.2亿 = 12,000万) but never accepts a different number. A short figure that occurs several "
     "times is reported ambiguous (verified=false) with every candidate box. If the quote is not on the page, the "
-    "pages before and after are tried and the note says so. Use it for every figure you state; report unverified "
-    "quotes as unverified.",
+    "pages before and after are tried and the note says so. With `label` and/or `period`, a figure is verified only "
+    "in a table row whose label contains `label` and under a column whose header contains `period` (e.g. "
+    "quote='46,298', label='Revenue', period='2022'); otherwise the note says which row and column it is really in. "
+    "Use it for every figure you state; report unverified quotes as unverified.",
 )
 def locate_quote(
     loader: IndexLoader,
@@ -182,9 +187,15 @@ def locate_quote(
             description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence",
         ),
     ],
+    label: Annotated[
+        str | None, Field(max_length=200, description="the table row the figure belongs to, e.g. 'Revenue', '营业收入'")
+    ] = None,
+    period: Annotated[
+        str | None, Field(max_length=100, description="its column's period as printed, e.g. '2022', '2019年'")
+    ] = None,
     detail: Annotated[Detail, DETAIL] = "compact",
 ) -> ToolResult:
-    return _answer(_call(loader, locate_quote_tool, document, page, quote), detail)
+    return _answer(_call(loader, locate_quote_tool, document, page, quote, label, period), detail)
 
 
 @tool(
@@ -227,6 +238,40 @@ def get_page(
     detail: Annotated[Detail, DETAIL] = "compact",
 ) -> ToolResult:
     return _answer(_call(loader, get_page_tool, document, page), detail)
+
+
+@tool(
+    Outline,
+    "The document's outline from the headings in its body (not its contents page): 10-K/10-Q Parts and Items, a "
+    "年报's 节, the primary statements and their notes, each with the pages it spans and a `key` for read_section.",
+)
+def get_outline(
+    loader: IndexLoader, document: Annotated[str, DOCUMENT], detail: Annotated[Detail, DETAIL] = "compact"
+) -> ToolResult:
+    return _answer(_call(loader, get_outline_tool, document), detail)
+
+
+@tool(
+    SectionText,
+    f"Read one section of a document, e.g. Item 7 (MD&A), 1A (risk factors), 第四节, balance_sheet: its text from "
+    f"its heading to the next one, each page headed [p.N] for citations, at most {SECTION_CHARS:,} characters per "
+    "call; pass next_cursor as `cursor` to continue. Sections and keys come from get_outline.",
+)
+def read_section(
+    loader: IndexLoader,
+    document: Annotated[str, DOCUMENT],
+    section: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=200,
+            description="a key from get_outline ('7', '1A', 'II', '第十节', 'balance_sheet') or words of a title",
+        ),
+    ],
+    cursor: Annotated[str | None, Field(max_length=20, description="next_cursor from the previous call")] = None,
+    detail: Annotated[Detail, DETAIL] = "compact",
+) -> ToolResult:
+    return _answer(_call(loader, read_section_tool, document, section, cursor), detail)
 
 
 def _bound(function: Callable[..., ToolResult], loader: IndexLoader) -> Callable[..., ToolResult]:

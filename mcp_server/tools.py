@@ -7,11 +7,12 @@ import unicodedata
 from collections import Counter
 
 from indexer.core.models import Box
+from indexer.evidence.outline import SectionText
 from indexer.evidence.render import render_png
 from indexer.index.store import Manifest
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
-from mcp_server.types import DocumentList, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import DocumentList, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
 
 _LISTED_DOCUMENTS = 25
 
@@ -29,6 +30,14 @@ def search_reports_tool(kb: KnowledgeBase, request: SearchRequest) -> SearchResu
         dense_search=kb.dense_search,
         note=outcome.note,
     )
+
+
+def get_outline_tool(kb: KnowledgeBase, document: str) -> Outline:
+    return Outline(document=document, sections=kb.outline(document))
+
+
+def read_section_tool(kb: KnowledgeBase, document: str, section: str, cursor: str | None = None) -> SectionText:
+    return kb.section(document, section, cursor)
 
 
 def get_page_tool(kb: KnowledgeBase, document: str, page: int) -> PageResult:
@@ -79,8 +88,10 @@ def coverage(manifest: Manifest) -> str:
     return "\n".join(lines)
 
 
-def locate_quote_tool(kb: KnowledgeBase, document: str, page: int, quote: str) -> QuoteLocation:
-    found = kb.locate(document, page, quote)
+def locate_quote_tool(
+    kb: KnowledgeBase, document: str, page: int, quote: str, label: str | None = None, period: str | None = None
+) -> QuoteLocation:
+    found = kb.locate(document, page, quote, label, period)
     where = kb.page(document, found.page)
     return QuoteLocation(
         **dict(found), document=document, requested_page=page, page_width=where.width, page_height=where.height

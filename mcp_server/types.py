@@ -6,8 +6,16 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, computed_field
 
 from indexer.core.models import Box, DocumentMeta, Page
+from indexer.evidence.outline import Section
 from indexer.evidence.quotes import Located
 from indexer.search.retrieve import Hit
+
+
+class Outline(BaseModel):
+    """A document's sections, in reading order, from the headings printed in its body."""
+
+    document: str
+    sections: list[Section]
 
 
 class DocumentList(BaseModel):

@@ -24,6 +24,7 @@ CLIENTS = ROOT / ".cache" / "clients"
 INSPECTOR = CLIENTS / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 CLIENT_PYTHON = CLIENTS / "venv" / "bin" / "python"
 COMPACT_SEARCH = 8_000
+TOOLS = {"list_documents", "search_reports", "get_page", "locate_quote", "render_page", "get_outline", "read_section"}
 
 
 def _server(index: Path, cache: Path) -> list[str]:
@@ -53,7 +54,7 @@ def _assert_compact_search(text: str) -> None:
 def test_the_inspector_cli_over_stdio(samples_index_dir: Path, cache_dir: Path) -> None:
     server = _server(samples_index_dir, cache_dir)
     tools = _inspector(*server, method="tools/list")["tools"]
-    assert {t["name"] for t in tools} == {"list_documents", "search_reports", "get_page", "locate_quote", "render_page"}
+    assert {t["name"] for t in tools} == TOOLS
     found = _inspector(
         *server, method="tools/call", arguments={"tool": "search_reports", "query": "总资产", "top_k": 3}
     )
@@ -68,7 +69,7 @@ def test_the_inspector_cli_over_http(samples_index_dir: Path, cache_dir: Path, t
         pytest.skip(f"MCP Inspector CLI not installed at {INSPECTOR} (needs Node and npm; `make test` installs it)")
     with serve_http(samples_index_dir, cache_dir, tmp_path) as url:  # the address as the server logs it
         tools = _inspector(url, "--transport", "http", method="tools/list")["tools"]
-        assert len(tools) == 5
+        assert {t["name"] for t in tools} == TOOLS
         arguments: dict[str, object] = {"tool": "search_reports", "query": "总资产", "top_k": 3}
         found = _inspector(url, "--transport", "http", method="tools/call", arguments=arguments)
         _assert_compact_search(found["content"][0]["text"])
@@ -84,7 +85,7 @@ def test_a_langchain_agent_session(samples_index_dir: Path, cache_dir: Path) -> 
     )
     assert run.returncode == 0, run.stderr[-3000:]
     out = json.loads(run.stdout)
-    assert out["tools"] == ["get_page", "list_documents", "locate_quote", "render_page", "search_reports"]
+    assert set(out["tools"]) == TOOLS
     _assert_compact_search(out["search"])
     assert "营业收入: 1,175,301,034.32" in out["page"] and len(out["page"]) < 10_000
     assert out["quote"].startswith(f"VERIFIED (exact) on {SIFANG.name} p.5: '1,175,301,034.32'")
@@ -141,4 +142,4 @@ def test_every_documented_client_block_connects(samples_index_dir: Path, cache_d
                 assert command.endswith("\\.venv\\Scripts\\filings-mcp.exe"), where  # Windows: checked by shape only
                 continue
             names = asyncio.run(_tools_over(config, samples_index_dir, cache_dir, url, token))
-            assert len(names) == 5 and "search_reports" in names, where
+            assert set(names) == TOOLS, where

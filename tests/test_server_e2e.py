@@ -73,7 +73,15 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     out = asyncio.run(_session_run(samples_index_dir, cache_dir))
     assert (out["server"].name, out["server"].version) == ("filings-mcp", __version__)
     tools = {tool.name: tool for tool in out["tools"]}
-    assert set(tools) == {"list_documents", "search_reports", "get_page", "locate_quote", "render_page"}
+    assert set(tools) == {
+        "list_documents",
+        "search_reports",
+        "get_page",
+        "locate_quote",
+        "render_page",
+        "get_outline",
+        "read_section",
+    }
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema and tool.output_schema["type"] == "object"

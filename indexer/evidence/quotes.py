@@ -185,7 +185,7 @@ class _Number:
     end: int
 
 
-def _page_multiplier(text: str) -> Decimal:
+def page_multiplier(text: str) -> Decimal:
     """A table's declared unit: '(in millions)', '单位：万元' and the like; 1 if none."""
     declared = re.search(
         r"in (thousands|millions|billions)|单位[:：]\s*(千元|万元|百万元|亿元|元)|"
@@ -213,6 +213,12 @@ def _numbers(text: str, default_multiplier: Decimal = Decimal(1)) -> list[_Numbe
     return found
 
 
+def figures(text: str) -> list[Decimal]:
+    """The numbers printed in ``text``, sign applied ('(1,234)' and '-1,234' are negative), unit words applied
+    ('52 billion', '1.2亿')."""
+    return [number.value for number in _numbers(text)]
+
+
 def _same(a: Decimal, b: Decimal) -> bool:
     """Equal values, exactly: 52.00 billion == 52,000 million, but 1,234.33 != 1,234.32."""
     return a == b
@@ -227,7 +233,7 @@ def _numeric_match(page_text: str, quote: str, budget: Budget) -> list[tuple[int
     if not wanted or len(wanted) > MAX_NUMERIC_FIGURES:
         return []
     words = [w for w in re.findall(rf"[a-z{CJK_RANGE}]{{3,}}", normalize_text(quote)) if w not in _UNIT_WORDS]
-    scale = _page_multiplier(page_text)
+    scale = page_multiplier(page_text)
     candidates = _numbers(page_text) + (_numbers(page_text, scale) if scale != 1 else [])
     by_value: dict[Decimal, list[_Number]] = {}
     for number in sorted(candidates, key=lambda n: n.start):

@@ -1,0 +1,105 @@
+"""Checking a claim, not only a string: a figure in a given table row, under a given period's column.
+
+``locate_quote`` proves a figure is printed on a page; "revenue was 46,298 in 2021" also needs 46,298 to sit in the
+revenue row under the 2021 column. With a ``label`` and/or ``period``, the page's tables are searched for cells whose
+value equals the quoted figure (as printed, or in the unit the page declares: "(in millions)", 单位：万元), in a row
+whose label contains ``label`` and under a column whose header contains ``period``. Verified only there; otherwise
+the note says where the figure really is (which row, which column).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+from indexer.core.errors import QueryError, shown
+from indexer.core.models import Box, Cell, Page, Table, TableRow
+from indexer.evidence.quotes import Located, figures, page_multiplier
+
+_SHOWN_PLACES = 3
+
+
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w%]+", " ", text.lower()).split())
+
+
+@dataclass(frozen=True)
+class _Place:
+    row: TableRow
+    cell: Cell
+
+    @property
+    def label(self) -> str:
+        return f"{self.row.group} › {self.row.label}" if self.row.group else self.row.label
+
+    @property
+    def where(self) -> str:
+        return f"row {shown(self.label)} under {shown(self.cell.header or 'an unlabelled column')}"
+
+
+def _places(tables: list[Table], values: set[Decimal]) -> list[_Place]:
+    """Every cell of the page's tables whose value is one of ``values``."""
+    found = []
+    for table in tables:
+        for row in table.rows:
+            for cell in row.cells:
+                if any(abs(number) in values for number in figures(cell.text)):
+                    found.append(_Place(row, cell))
+    return found
+
+
+def check_claim(page: Page, quote: str, label: str | None, period: str | None) -> Located:
+    """Whether the figure in ``quote`` is printed in a row matching ``label`` under a column matching ``period``."""
+    wanted = figures(quote)
+    if len(wanted) != 1:
+        raise QueryError(
+            f"a claim checks one figure; {shown(quote)} has {len(wanted)}: quote just the figure, e.g. '46,298'"
+        )
+    value = abs(wanted[0])
+    scale = page_multiplier(page.text)
+    values = {value} | ({value / scale} if scale != 1 and value % scale == 0 else set())
+    places = _places(page.tables, values)
+    row_words, column_words = _words(label or ""), _words(period or "")
+
+    def fits(place: _Place) -> bool:
+        return (not row_words or row_words in _words(place.label)) and (
+            not column_words or column_words in _words(place.cell.header)
+        )
+
+    exact = [place for place in places if fits(place)]
+    if len(exact) == 1:
+        place = exact[0]
+        boxes = [*place.cell.boxes, *_label_boxes(place.row)]
+        return Located(
+            verified=True, match="table_cell", matched_text=place.cell.text, boxes=boxes, page=page.number,
+            note=f"{place.cell.text} is in {place.where}",
+        )  # fmt: skip
+    claimed = " and ".join(
+        p for p in (f"row {shown(label)}" if label else "", f"column {shown(period)}" if period else "") if p
+    )
+    if len(exact) > 1:
+        boxes = [b for place in exact for b in place.cell.boxes]
+        where = "; ".join(place.where for place in exact[:_SHOWN_PLACES])
+        note = (
+            f"ambiguous: {quote.strip()} fits {claimed} {len(exact)} times ({where}); name the row or period more fully"
+        )
+        return Located(verified=False, match="table_cell", matched_text=quote, boxes=boxes, page=page.number, note=note)
+    if places:
+        where = "; ".join(place.where for place in places[:_SHOWN_PLACES])
+        boxes = [b for place in places for b in place.cell.boxes]
+        note = f"{quote.strip()} is not in {claimed} on page {page.number}: it is in {where}"
+        return Located(verified=False, match="table_cell", matched_text=places[0].cell.text, boxes=boxes,
+                       page=page.number, note=note)  # fmt: skip
+    tables = "no table" if not page.tables else f"none of the {len(page.tables)} table(s)"
+    note = (
+        f"{quote.strip()} is in {tables} on page {page.number}; check the page with get_page, or quote it without "
+        "label and period"
+    )
+    return Located(verified=False, match="none", matched_text="", boxes=[], page=page.number, note=note)
+
+
+def _label_boxes(row: TableRow) -> list[Box]:
+    """The label's boxes: the row's boxes that are not its cells'."""
+    cells = {box for cell in row.cells for box in cell.boxes}
+    return [box for box in row.boxes if box not in cells]

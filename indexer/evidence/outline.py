@@ -1,0 +1,278 @@
+"""A filing's outline from the headings printed in its body, and the text of one section.
+
+Headings are short lines that start a Part or an Item of a 10-K/10-Q (``PART II``, ``Item 7. Management's …``), a
+节 of a 年报 (``第三节 公司业务概要``), or a primary statement (``CONSOLIDATED BALANCE SHEETS``, ``合并利润表``).
+What is not a heading: a contents page (its heading lines end in page numbers), a running header (furniture), a
+cross-reference that happens to start a line ("Item 7. … of this report" inside Item 1A). Parts, Items and 节 come
+in order in a filing, so of the candidate lines the longest run in increasing order is kept — a cross-reference
+or a stray contents line breaks that order and drops out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from indexer.core.errors import NotFoundError, shown
+from indexer.core.models import Line
+
+_PART = re.compile(r"^PART\s+(IV|I{1,3})\b(?![,;])[\s.:—–-]*(.*)$", re.I)  # "Part I, Item 1A …" is a reference
+_ITEM = re.compile(r"^ITEM\s*(\d{1,2})([A-C])?\b(?!\s*[,;])\s*[.:—–-]?\s*(.*)$", re.I)  # "Item 7, …": a reference
+_CHAPTER = re.compile(r"^第\s*([一二三四五六七八九十]+)\s*节\s*(.*)$")
+_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
+_ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4}
+_CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
+# A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
+_CONSOLIDATED = r"(?:condensed\s+)?consolidated\s+(?:condensed\s+)?"
+_AFTER = r"\s*(?:[(（][^)）]{0,40}[)）]\s*)*[.:]?$"
+_STATEMENT_TITLES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "balance_sheet",
+        re.compile(rf"^{_CONSOLIDATED}(?:balance\s+sheets?|statements?\s+of\s+financial\s+position){_AFTER}", re.I),
+    ),
+    (
+        "income_statement",
+        re.compile(
+            rf"^{_CONSOLIDATED}statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings|profit\s+or\s+loss)"
+            rf"(?:\s+and\s+comprehensive\s+(?:income|loss))?{_AFTER}",
+            re.I,
+        ),
+    ),
+    (
+        "comprehensive_income",
+        re.compile(rf"^{_CONSOLIDATED}statements?\s+of\s+comprehensive\s+(?:income|loss|earnings){_AFTER}", re.I),
+    ),
+    ("cash_flow", re.compile(rf"^{_CONSOLIDATED}statements?\s+of\s+cash\s+flows?{_AFTER}", re.I)),
+    (
+        "equity",
+        re.compile(
+            rf"^{_CONSOLIDATED}statements?\s+of\s+(?:changes\s+in\s+)?(?:stockholders|shareholders|share\s*owners|equity)"
+            rf"[\w’' ]*{_AFTER}",
+            re.I,
+        ),
+    ),
+    ("notes", re.compile(rf"^notes\s+to\s+(?:the\s+)?{_CONSOLIDATED}financial\s+statements{_AFTER}", re.I)),
+    ("balance_sheet", re.compile(rf"^(?:合并|母公司)资产负债表{_AFTER}")),
+    ("income_statement", re.compile(rf"^(?:合并|母公司)利润表{_AFTER}")),
+    ("cash_flow", re.compile(rf"^(?:合并|母公司)现金流量表{_AFTER}")),
+    ("equity", re.compile(rf"^(?:合并|母公司)(?:所有者|股东)权益变动表{_AFTER}")),
+]
+MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS = 70, 160, 40
+CONTENTS_LINES = 3  # a page with this many heading lines that end in page numbers is a contents page
+SECTION_CHARS = 12_000  # characters of text read_section returns per call
+
+
+class Section(BaseModel):
+    """One heading of the outline and the pages its section spans."""
+
+    title: str = Field(description="the heading as printed, e.g. 'Item 7. Management's Discussion and Analysis …'")
+    level: int = Field(description="1 Part / 节, 2 Item (or a statement in a 年报), 3 a statement inside an Item")
+    page_start: int
+    page_end: int
+    kind: str = Field(description="part, item, chapter (节), statement or notes")
+    key: str = Field(description="what read_section accepts for it: '7', '1A', 'II', '第十节', 'balance_sheet'…")
+    line: int = Field(default=0, exclude=True, description="the heading's line among the page's body lines")
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    page: int
+    line: int
+    title: str
+    kind: str
+    key: str
+    rank: tuple[int, int, int]
+
+
+def _chinese_number(text: str) -> int:
+    """一 … 九十九 as a number (节 are numbered in Chinese)."""
+    if "十" not in text:
+        return _CN_DIGITS.get(text, 0)
+    tens, _, units = text.partition("十")
+    return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + _CN_DIGITS.get(units, 0)
+
+
+def _candidates(number: int, body: list[Line], part: int) -> tuple[list[_Candidate], int, int]:
+    """Heading candidates of one page (its body lines), the Part in force after it, and how many of its heading
+    lines end in a page number (a contents page has several)."""
+    found: list[_Candidate] = []
+    refs = 0
+    for index, line in enumerate(body):
+        text = " ".join(line.text.split())
+        if (m := _PART.match(text)) and len(text) <= MAX_PART_CHARS:
+            kind, key, rank = "part", m.group(1).upper(), (_ROMAN[m.group(1).upper()], 0, 0)
+            part = rank[0]
+        elif (m := _ITEM.match(text)) and len(text) <= MAX_ITEM_CHARS:
+            letter = m.group(2).upper() if m.group(2) else ""
+            kind, key = "item", f"{int(m.group(1))}{letter}"
+            rank = (part, int(m.group(1)), ord(letter) - 64 if letter else 0)
+        elif (m := _CHAPTER.match(text)) and len(text) <= MAX_CHAPTER_CHARS:
+            kind, key, rank = "chapter", f"第{m.group(1)}节", (_chinese_number(m.group(1)), 0, 0)
+        else:
+            continue
+        if _PAGE_REF.search(text):
+            refs += 1
+            continue
+        if text.endswith((",", ";")):
+            continue  # a sentence that goes on ("… in Item 7. Management's Discussion and Analysis,"): a reference
+        found.append(_Candidate(number, index, text, kind, key, rank))
+    return found, part, refs
+
+
+def _in_order(candidates: list[_Candidate]) -> list[_Candidate]:
+    """The longest subsequence with strictly increasing ranks (earliest lines on ties): the real headings."""
+    if not candidates:
+        return []
+    best = [1] * len(candidates)
+    previous = [-1] * len(candidates)
+    for i, current in enumerate(candidates):
+        for j in range(i):
+            if candidates[j].rank < current.rank and best[j] + 1 > best[i]:
+                best[i], previous[i] = best[j] + 1, j
+    end = max(range(len(candidates)), key=lambda i: (best[i], -i))
+    chain = []
+    while end != -1:
+        chain.append(candidates[end])
+        end = previous[end]
+    return chain[::-1]
+
+
+def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_Candidate]:
+    """The first page of each primary statement and of the notes (each distinct heading once)."""
+    found: list[_Candidate] = []
+    for number, body in enumerate(pages, start=1):
+        for index, line in enumerate(body):
+            text = " ".join(line.text.split())
+            label = next((label for label, pattern in _STATEMENT_TITLES if pattern.match(text)), None)
+            if label is None or (number, index) in taken or _PAGE_REF.search(text):
+                continue
+            kind = "notes" if label == "notes" else "statement"
+            found.append(_Candidate(number, index, text, kind, label, (0, 0, 0)))
+            break  # one statement heading per page: the rest are its own sub-headings
+    first = next((c.page for c in found if c.kind == "statement"), None)
+    seen: set[str] = set()
+    kept = []
+    for candidate in found:
+        if candidate.kind == "notes" and (first is None or candidate.page < first):
+            continue  # the notes follow the statements: a "notes to …" line before them is a reference
+        key = re.sub(r"[\W_]+", " ", re.sub(r"[(（].*", "", candidate.title).lower()).strip()
+        if key not in seen:  # a statement runs over pages, each headed with its title (and "continued")
+            seen.add(key)
+            kept.append(candidate)
+    return kept
+
+
+def outline(pages: list[list[Line]]) -> list[Section]:
+    """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked)."""
+    candidates: list[_Candidate] = []
+    part = 0
+    for number, lines in enumerate(pages, start=1):
+        body = [line for line in lines if not line.furniture]
+        found, part, refs = _candidates(number, body, part)
+        if refs < CONTENTS_LINES:
+            candidates.extend(found)
+    structural = _in_order([c for c in candidates if c.kind != "chapter"])
+    structural += _in_order([c for c in candidates if c.kind == "chapter"])
+    bodies = [[line for line in lines if not line.furniture] for lines in pages]
+    statements = _statements(bodies, {(c.page, c.line) for c in structural})
+    ordered = sorted([*structural, *statements], key=lambda c: (c.page, c.line))
+    # a statement sits under Item 8 (level 3), under 第十节 财务报告 (level 2), or at the top of a report without either
+    inside = 2 if any(c.kind == "chapter" for c in ordered) else 3 if structural else 1
+    levels = {"part": 1, "chapter": 1, "item": 2, "statement": inside, "notes": inside}
+    sections = []
+    used: set[str] = set()
+    in_part = ""
+    for i, current in enumerate(ordered):
+        in_part = current.key if current.kind == "part" else in_part
+        repeated = current.key in used and current.kind == "item"  # a 10-Q's Part II numbers its Items from 1 again
+        key = f"{in_part}.{current.key}" if repeated else current.key
+        used.add(key)
+        level = levels[current.kind]
+        following = next((c for c in ordered[i + 1 :] if levels[c.kind] <= level), None)
+        # a section ends on the page before the next one's heading, or on that page if text precedes the heading
+        end = len(pages) if following is None else following.page - (following.line == 0)
+        sections.append(
+            Section(
+                title=current.title, level=level, page_start=current.page, page_end=max(end, current.page),
+                kind=current.kind, key=key, line=current.line,
+            )
+        )  # fmt: skip
+    return sections
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.lower()).strip()
+
+
+def find_section(sections: list[Section], wanted: str) -> int:
+    """The position of the section ``wanted`` names: its key ('7', '1A', 'Item 7', '第十节', 'balance_sheet'), or
+    words of its title ('risk factors', '财务报告'); the first in reading order."""
+    query = _normal(wanted)
+    bare = re.sub(r"^(?:item|part)\s+", "", query)
+    for i, section in enumerate(sections):
+        if _normal(section.key) in (query, bare):
+            return i
+    for i, section in enumerate(sections):
+        if query and query in _normal(section.title):
+            return i
+    listed = ", ".join(f"{s.key} ({s.title[:40]})" for s in sections[:40]) or "none found"
+    raise NotFoundError(f"no section {shown(wanted)} in this document; its sections: {listed}")
+
+
+def section_lines(pages: list[list[Line]], sections: list[Section], position: int) -> list[tuple[int, Line]]:
+    """(page, line) of the section's text: from its heading to the next heading at its level or above."""
+    section = sections[position]
+    following = next((s for s in sections[position + 1 :] if s.level <= section.level), None)
+    out: list[tuple[int, Line]] = []
+    for number in range(section.page_start, (following.page_start if following else len(pages)) + 1):
+        body = [line for line in pages[number - 1] if not line.furniture]
+        start = section.line if number == section.page_start else 0
+        stop = following.line if following is not None and number == following.page_start else len(body)
+        out.extend((number, line) for line in body[start:stop])
+    return out
+
+
+class SectionText(BaseModel):
+    """A piece of one section's text, with the pages it comes from; continue with ``next_cursor``."""
+
+    document: str
+    title: str
+    key: str
+    page_start: int = Field(description="the section's first page")
+    page_end: int = Field(description="the section's last page")
+    pages: list[int] = Field(description="the pages this piece's text comes from")
+    text: str = Field(description="the text, each page's part headed [p.N]")
+    next_cursor: str | None = Field(description="pass it as `cursor` for the rest; None when this is the end")
+
+
+def section_piece(
+    document: str, section: Section, lines: list[tuple[int, Line]], cursor: str | None, budget: int = SECTION_CHARS
+) -> SectionText:
+    """The part of ``lines`` (a section's) that starts at ``cursor`` and fits ``budget`` characters."""
+    start = 0
+    if cursor:
+        if not cursor.isdigit() or int(cursor) >= max(len(lines), 1):
+            raise NotFoundError(f"cursor {shown(cursor)} is not one this section gave; start again without a cursor")
+        start = int(cursor)
+    out: list[str] = []
+    pages: list[int] = []
+    used = 0
+    position = start
+    for position in range(start, len(lines)):
+        number, line = lines[position]
+        piece = (f"[p.{number}]\n" if number not in pages else "") + line.text
+        if out and used + len(piece) + 1 > budget:
+            break
+        if number not in pages:
+            pages.append(number)
+        out.append(piece)
+        used += len(piece) + 1
+    else:
+        position = len(lines)
+    return SectionText(
+        document=document, title=section.title, key=section.key, page_start=section.page_start,
+        page_end=section.page_end, pages=pages, text="\n".join(out),
+        next_cursor=str(position) if position < len(lines) else None,
+    )  # fmt: skip

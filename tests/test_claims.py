@@ -1,0 +1,80 @@
+"""A claim, not only a string: a figure verified in its table row and under its period's column (real sample pages)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from fastmcp import Client
+
+from indexer.core.errors import QueryError
+from indexer.index.reader import LoadedIndex
+from indexer.knowledge_base import KnowledgeBase
+from mcp_server.loader import IndexLoader
+from mcp_server.server import build_server
+from mcp_server.settings import ServerSettings
+from tests.conftest import BESTBUY_10Q, SIFANG, text_under
+
+QUARTER = "Three Months Ended July 29, 2023"
+
+
+@pytest.mark.parametrize(
+    ("pdf", "page", "quote", "label", "period", "where"),
+    [
+        (SIFANG, 5, "1,175,301,034.32", "营业收入", "2019年", "row '营业收入' under '2019年'"),
+        (SIFANG, 5, "2,464,948,703.85", "总资产", "2019", "row '总资产' under '2019年末'"),
+        (
+            BESTBUY_10Q,
+            17,
+            "8,890",
+            "Revenue",
+            "July 29, 2023",
+            "row 'Revenue' under 'Three Months Ended July 29, 2023'",
+        ),
+        (
+            BESTBUY_10Q,
+            17,
+            "8.89 billion",
+            "Revenue",
+            None,
+            "under 'Three Months Ended July 29, 2023'",
+        ),  # "(in millions)"
+    ],
+)
+def test_a_figure_in_its_row_and_column_is_verified(
+    samples_index: LoadedIndex, pdf: Path, page: int, quote: str, label: str, period: str | None, where: str
+) -> None:
+    found = KnowledgeBase(samples_index).locate(pdf.name, page, quote, label, period)
+    assert found.verified and found.match == "table_cell" and where in found.note
+    figure = "".join(c for c in found.matched_text if c.isdigit())
+    assert "".join(c for c in text_under(pdf, page, found.boxes[:1], level="chars") if c.isdigit()) == figure
+    assert len(found.boxes) >= 2  # the value's box and the row label's
+
+
+def test_a_figure_in_another_row_or_column_is_not_verified_and_the_note_says_where(samples_index: LoadedIndex) -> None:
+    kb = KnowledgeBase(samples_index)
+    other_year = kb.locate(SIFANG.name, 5, "1,175,301,034.32", "营业收入", "2018年")
+    assert not other_year.verified and "it is in row '营业收入' under '2019年'" in other_year.note
+    other_row = kb.locate(SIFANG.name, 5, "1,175,301,034.32", "总资产", None)
+    assert not other_row.verified and "is not in row '总资产'" in other_row.note
+    nowhere = kb.locate(BESTBUY_10Q.name, 17, "1,234", "Revenue", None)
+    assert not nowhere.verified and nowhere.match == "none" and "table(s) on page 17" in nowhere.note
+    with pytest.raises(QueryError, match="one figure"):
+        kb.locate(SIFANG.name, 5, "1,175,301,034.32 and 1,230,537,181.80", "营业收入", None)
+
+
+def test_locate_quote_takes_label_and_period(samples_index_dir: Path, cache_dir: Path) -> None:
+    settings = ServerSettings(index_dir=samples_index_dir, cache_dir=cache_dir)
+    server = build_server(settings, IndexLoader(samples_index_dir, cache_dir, 120))
+    arguments = {"document": SIFANG.name, "page": 5, "quote": "129,465,020.68", "label": "归属于上市公司股东的净利润"}
+
+    async def call() -> tuple[object, object]:
+        async with Client(server) as client:
+            right = await client.call_tool("locate_quote", arguments | {"period": "2019年"})
+            wrong = await client.call_tool("locate_quote", arguments | {"period": "2017年"})
+            return right, wrong
+
+    right, wrong = asyncio.run(call())
+    assert right.structured_content["verified"] and right.content[0].text.startswith("VERIFIED (table_cell)")  # type: ignore[attr-defined]
+    assert not wrong.structured_content["verified"] and "under '2019年'" in wrong.content[0].text  # type: ignore[attr-defined]

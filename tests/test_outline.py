@@ -1,0 +1,129 @@
+"""A filing's outline from the headings in its body, and a section's text in pieces — on the committed samples."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastmcp import Client
+
+from indexer.core.errors import NotFoundError
+from indexer.core.models import Box, Line
+from indexer.evidence.outline import outline
+from indexer.index.reader import LoadedIndex
+from indexer.knowledge_base import KnowledgeBase
+from mcp_server.loader import IndexLoader
+from mcp_server.server import build_server
+from mcp_server.settings import ServerSettings
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG
+
+
+def _sections(kb: KnowledgeBase, document: str) -> list[tuple[str, str, int, int, int]]:
+    return [(s.kind, s.key, s.level, s.page_start, s.page_end) for s in kb.outline(document)]
+
+
+def test_a_10q_outline_has_its_parts_items_and_statements(samples_index: LoadedIndex) -> None:
+    kb = KnowledgeBase(samples_index)
+    assert _sections(kb, BESTBUY_10Q.name) == [
+        ("part", "I", 1, 3, 24),
+        ("item", "1", 2, 3, 14),
+        ("statement", "balance_sheet", 3, 3, 3),
+        ("statement", "income_statement", 3, 4, 4),
+        ("statement", "comprehensive_income", 3, 5, 5),
+        ("statement", "cash_flow", 3, 6, 6),
+        ("statement", "equity", 3, 7, 7),
+        ("notes", "notes", 3, 8, 14),
+        ("item", "2", 2, 14, 23),
+        ("item", "3", 2, 24, 24),
+        ("item", "4", 2, 24, 24),
+        ("part", "II", 1, 24, 30),
+        ("item", "II.1", 2, 24, 24),  # Part II numbers its Items from 1 again
+        ("item", "II.2", 2, 25, 25),
+        ("item", "5", 2, 25, 25),
+        ("item", "6", 2, 25, 30),
+    ]
+    titles = {s.key: s.title for s in kb.outline(BESTBUY_10Q.name)}
+    assert titles["2"].startswith("Item 2. Management's Discussion and Analysis")
+    assert titles["balance_sheet"] == "Condensed Consolidated Balance Sheets"
+
+
+def test_a_chinese_annual_report_outline_has_its_chapters(samples_index: LoadedIndex) -> None:
+    kb = KnowledgeBase(samples_index)
+    assert [(s.key, s.title, s.page_start) for s in kb.outline(SIFANG.name)] == [
+        ("第一节", "第一节 释义", 4),
+        ("第二节", "第二节 公司简介和主要财务指标", 4),
+        ("第三节", "第三节 公司业务概要", 8),
+        ("第四节", "第四节 经营情况讨论与分析", 10),
+    ]  # the 目录 on page 3 lists them too, each with its page number: not headings
+    assert [s.key for s in kb.outline(MGM.name)] == ["income_statement", "balance_sheet"]  # a release: statements
+    assert kb.outline(BROKER.name) == []  # a research note has none of these headings
+
+
+def _line(text: str, top: float) -> Line:
+    return Line(text=text, box=Box(page=1, x0=50, top=top, x1=400, bottom=top + 10), spans=[])
+
+
+def test_contents_pages_and_cross_references_are_not_headings() -> None:
+    contents = [_line(t, 100 + 12 * i) for i, t in enumerate(
+        ["PART I", "Item 1. Business 4", "Item 1A. Risk Factors 8", "Item 7. Management's Discussion 23", "PART II"]
+    )]  # fmt: skip
+    body = [
+        [_line("PART I", 40), _line("Item 1. Business", 60), _line("Item 8. Financial Statements and", 300)],
+        [_line("Item 1A. Risk Factors", 40)],
+        [_line("Item 7. Management's Discussion and Analysis of results,", 300)],
+        [_line("Item 7. Management's Discussion and Analysis", 40)],
+        [_line("Item 8. Financial Statements", 40)],
+    ]
+    found = [(s.key, s.page_start) for s in outline([contents, *body])]
+    # the contents page (its lines end in page numbers) is skipped; a line that starts with "Item 8." on page 2 breaks
+    # the order of the Items and drops out; one that ends in a comma is a sentence going on, not a heading
+    assert found == [("I", 2), ("1", 2), ("1A", 3), ("7", 5), ("8", 6)]
+
+
+def _calls(index_dir: Path, cache_dir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    settings = ServerSettings(index_dir=index_dir, cache_dir=cache_dir)
+    server = build_server(settings, IndexLoader(index_dir, cache_dir, 120))
+
+    async def run() -> list[Any]:
+        async with Client(server) as client:
+            return [await client.call_tool(name, arguments, raise_on_error=False) for name, arguments in calls]
+
+    return asyncio.run(run())
+
+
+def test_a_section_is_read_in_pieces_through_mcp(samples_index_dir: Path, cache_dir: Path) -> None:
+    kb = KnowledgeBase.open(samples_index_dir, cache_dir, with_embedder=False)
+    first = kb.section(BESTBUY_10Q.name, "Item 2")
+    assert first.key == "2" and first.pages[0] == 14 and first.text.startswith("[p.14]\nItem 2. Management's")
+    pieces, cursor = [first], first.next_cursor
+    while cursor is not None:
+        piece = kb.section(BESTBUY_10Q.name, "2", cursor)
+        pieces.append(piece)
+        cursor = piece.next_cursor
+    assert len(pieces) >= 3 and all(len(p.text) <= 12_000 for p in pieces)
+    whole = "\n".join(line for p in pieces for line in p.text.splitlines() if not line.startswith("[p."))
+    page_23 = kb.page(BESTBUY_10Q.name, 23).text
+    assert "Item 3. Quantitative" not in whole and whole.count("Item 2. Management's Discussion") == 1
+    assert pieces[-1].pages[-1] == 23 and page_23.splitlines()[-1].strip() in whole  # to the end, nothing after
+
+    outline_result, section, by_title, unknown, bad_cursor = _calls(samples_index_dir, cache_dir, [
+        ("get_outline", {"document": BESTBUY_10Q.name}),
+        ("read_section", {"document": SIFANG.name, "section": "第三节"}),
+        ("read_section", {"document": BESTBUY_10Q.name, "section": "legal proceedings"}),
+        ("read_section", {"document": BESTBUY_10Q.name, "section": "Item 9"}),
+        ("read_section", {"document": BESTBUY_10Q.name, "section": "2", "cursor": "x"}),
+    ])  # fmt: skip
+    text = outline_result.content[0].text
+    assert "  - [2] Item 2. Management's Discussion" in text and "· p.14–23" in text
+    assert outline_result.structured_content["sections"][0]["key"] == "I"
+    assert section.structured_content["pages"] == [8, 9, 10] and "第三节 公司业务概要" in section.content[0].text
+    assert by_title.structured_content["key"] == "II.1"
+    assert unknown.is_error and "its sections: I (PART I" in unknown.content[0].text
+    assert bad_cursor.is_error and "start again without a cursor" in bad_cursor.content[0].text
+
+
+def test_a_document_without_sections_says_what_to_do(samples_index: LoadedIndex) -> None:
+    with pytest.raises(NotFoundError, match="read it with get_page"):
+        KnowledgeBase(samples_index).section(BROKER.name, "1")
