@@ -146,8 +146,8 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
         for index, line in enumerate(body):
             text = " ".join(line.text.split())
             label = next((label for label, pattern in _STATEMENT_TITLES if pattern.match(text)), None)
-            if label is None or (number, index) in taken or _PAGE_REF.search(text):
-                continue
+            if label is None or (number, index) in taken or _PAGE_REF.search(text) or text[:1].islower():
+                continue  # a heading starts with a capital: "… in the consolidated statements of cash flows." goes on
             kind = "notes" if label == "notes" else "statement"
             found.append(_Candidate(number, index, text, kind, label, (0, 0, 0)))
             break  # one statement heading per page: the rest are its own sub-headings
