@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pdfplumber
 import pytest
@@ -78,3 +80,22 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         if name.startswith(("tests.", "test_")) or ".test_" in name:
             for line in getattr(module, "RUN_SUMMARY", []):
                 terminalreporter.write_line(line)
+
+
+def call_tools(index_dir: Path, cache_dir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    """Each (tool, arguments) called in order through an in-memory MCP client of the server over ``index_dir``."""
+    from fastmcp import Client
+
+    from mcp_server.loader import IndexLoader
+    from mcp_server.server import build_server
+    from mcp_server.settings import ServerSettings
+
+    server = build_server(
+        ServerSettings(index_dir=index_dir, cache_dir=cache_dir), IndexLoader(index_dir, cache_dir, 120)
+    )
+
+    async def run() -> list[Any]:
+        async with Client(server) as client:
+            return [await client.call_tool(name, arguments, raise_on_error=False) for name, arguments in calls]
+
+    return asyncio.run(run())

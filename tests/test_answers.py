@@ -3,37 +3,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Any
-
-from fastmcp import Client
 
 from indexer.core.models import Box
-from mcp_server.loader import IndexLoader
 from mcp_server.renderings import _shortened, box_text, enclosing
-from mcp_server.server import build_server
-from mcp_server.settings import ServerSettings
-from tests.conftest import BESTBUY_10Q, SIFANG
+from tests.conftest import BESTBUY_10Q, SIFANG, call_tools
 
 SEARCH_LIMIT = 8_000  # characters of text content for a top-5 search (issue 13)
 
 
-def _calls(index_dir: Path, cache_dir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    server = build_server(
-        ServerSettings(index_dir=index_dir, cache_dir=cache_dir), IndexLoader(index_dir, cache_dir, 120)
-    )
-
-    async def run() -> list[Any]:
-        async with Client(server) as client:
-            return [await client.call_tool(name, arguments, raise_on_error=False) for name, arguments in calls]
-
-    return asyncio.run(run())
-
-
 def test_a_search_reads_as_cited_passages(samples_index_dir: Path, cache_dir: Path) -> None:
-    en, zh, full, table = _calls(samples_index_dir, cache_dir, [
+    en, zh, full, table = call_tools(samples_index_dir, cache_dir, [
         ("search_reports", {"query": "Best Buy revenue and comparable sales in the second quarter of fiscal 2024"}),
         ("search_reports", {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润"}),
         ("search_reports", {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润", "detail": "full"}),
@@ -60,7 +41,7 @@ def test_a_search_reads_as_cited_passages(samples_index_dir: Path, cache_dir: Pa
 
 
 def test_a_page_reads_as_its_text_and_its_tables(samples_index_dir: Path, cache_dir: Path) -> None:
-    page, bestbuy, full = _calls(samples_index_dir, cache_dir, [
+    page, bestbuy, full = call_tools(samples_index_dir, cache_dir, [
         ("get_page", {"document": SIFANG.name, "page": 5}),
         ("get_page", {"document": BESTBUY_10Q.name, "page": 17}),
         ("get_page", {"document": SIFANG.name, "page": 5, "detail": "full"}),
@@ -77,7 +58,7 @@ def test_a_page_reads_as_its_text_and_its_tables(samples_index_dir: Path, cache_
 
 
 def test_a_quote_and_the_library_read_as_lines(samples_index_dir: Path, cache_dir: Path) -> None:
-    found, missing, listing = _calls(samples_index_dir, cache_dir, [
+    found, missing, listing = call_tools(samples_index_dir, cache_dir, [
         ("locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32"}),
         ("locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.33"}),
         ("list_documents", {}),

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Any
 
 import pytest
-from fastmcp import Client
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Line
 from indexer.evidence.outline import outline
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
-from mcp_server.loader import IndexLoader
-from mcp_server.server import build_server
-from mcp_server.settings import ServerSettings
-from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG, call_tools
 
 
 def _sections(kb: KnowledgeBase, document: str) -> list[tuple[str, str, int, int, int]]:
@@ -82,17 +76,6 @@ def test_contents_pages_and_cross_references_are_not_headings() -> None:
     assert found == [("I", 2), ("1", 2), ("1A", 3), ("7", 5), ("8", 6)]
 
 
-def _calls(index_dir: Path, cache_dir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    settings = ServerSettings(index_dir=index_dir, cache_dir=cache_dir)
-    server = build_server(settings, IndexLoader(index_dir, cache_dir, 120))
-
-    async def run() -> list[Any]:
-        async with Client(server) as client:
-            return [await client.call_tool(name, arguments, raise_on_error=False) for name, arguments in calls]
-
-    return asyncio.run(run())
-
-
 def test_a_section_is_read_in_pieces_through_mcp(samples_index_dir: Path, cache_dir: Path) -> None:
     kb = KnowledgeBase.open(samples_index_dir, cache_dir, with_embedder=False)
     first = kb.section(BESTBUY_10Q.name, "Item 2")
@@ -108,7 +91,7 @@ def test_a_section_is_read_in_pieces_through_mcp(samples_index_dir: Path, cache_
     assert "Item 3. Quantitative" not in whole and whole.count("Item 2. Management's Discussion") == 1
     assert pieces[-1].pages[-1] == 23 and page_23.splitlines()[-1].strip() in whole  # to the end, nothing after
 
-    outline_result, section, by_title, unknown, bad_cursor = _calls(samples_index_dir, cache_dir, [
+    outline_result, section, by_title, unknown, bad_cursor = call_tools(samples_index_dir, cache_dir, [
         ("get_outline", {"document": BESTBUY_10Q.name}),
         ("read_section", {"document": SIFANG.name, "section": "第三节"}),
         ("read_section", {"document": BESTBUY_10Q.name, "section": "legal proceedings"}),

@@ -13,3 +13,7 @@ CJK = re.compile(f"[{CJK_RANGE}]")
 
 def has_cjk(text: str) -> bool:
     return CJK.search(text) is not None
+
+
+# A line that ends in a page number, as a contents page's lines do ("Item 7. Management's … 23", "第三节 …....8").
+ENDS_WITH_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")

@@ -17,11 +17,11 @@ from pydantic import BaseModel, Field
 
 from indexer.core.errors import NotFoundError, shown
 from indexer.core.models import Line
+from indexer.core.text import ENDS_WITH_PAGE_REF
 
 _PART = re.compile(r"^PART\s+(IV|I{1,3})\b(?![,;])[\s.:—–-]*(.*)$", re.I)  # "Part I, Item 1A …" is a reference
 _ITEM = re.compile(r"^ITEM\s*(\d{1,2})([A-C])?\b(?!\s*[,;])\s*[.:—–-]?\s*(.*)$", re.I)  # "Item 7, …": a reference
 _CHAPTER = re.compile(r"^第\s*([一二三四五六七八九十]+)\s*节\s*(.*)$")
-_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
 # A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
@@ -112,7 +112,7 @@ def _candidates(number: int, body: list[Line], part: int) -> tuple[list[_Candida
             kind, key, rank = "chapter", f"第{m.group(1)}节", (_chinese_number(m.group(1)), 0, 0)
         else:
             continue
-        if _PAGE_REF.search(text):
+        if ENDS_WITH_PAGE_REF.search(text):
             refs += 1
             continue
         if text.endswith((",", ";")):
@@ -146,7 +146,7 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
         for index, line in enumerate(body):
             text = " ".join(line.text.split())
             label = next((label for label, pattern in _STATEMENT_TITLES if pattern.match(text)), None)
-            if label is None or (number, index) in taken or _PAGE_REF.search(text) or text[:1].islower():
+            if label is None or (number, index) in taken or ENDS_WITH_PAGE_REF.search(text) or text[:1].islower():
                 continue  # a heading starts with a capital: "… in the consolidated statements of cash flows." goes on
             kind = "notes" if label == "notes" else "statement"
             found.append(_Candidate(number, index, text, kind, label, (0, 0, 0)))

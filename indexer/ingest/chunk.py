@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from indexer.core.geometry import ROW_IN_PASSAGE_PT
 from indexer.core.models import Chunk, Line, Page
 from indexer.core.sections import LONG_SECTIONS, find_heading
-from indexer.core.text import CJK
+from indexer.core.text import CJK, ENDS_WITH_PAGE_REF
 from indexer.ingest.tables import row_text
 
 
@@ -41,7 +41,6 @@ _PAGE_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _CONTENTS_TITLE = re.compile(r"^\s*(?:table of contents|contents|index|目\s*录)\s*$", re.IGNORECASE)
-_ENDS_WITH_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
 _BOILERPLATE = re.compile(
     r"免责(?:条款|声明)|分析师(?:声明|承诺)|投资评级(?:说明|标准)|法律声明|特别声明|请务必阅读|"
     r"analyst certification|important disclosures|safe harbor|forward-looking statements?|"
@@ -90,7 +89,7 @@ def is_contents_page(lines: list[Line]) -> bool:
     if len(body) < 5:
         return False
     titled = any(_CONTENTS_TITLE.match(line.text) for line in body[:6])
-    refs = sum(1 for line in body if _ENDS_WITH_PAGE_REF.search(line.text))
+    refs = sum(1 for line in body if ENDS_WITH_PAGE_REF.search(line.text))
     dotted = sum(1 for line in body if re.search(r"\.{4,}|…{2,}", line.text))
     return (titled and refs >= 0.4 * len(body)) or dotted >= max(5, 0.5 * len(body))
 
