@@ -120,6 +120,24 @@ def test_locate_quote(server, samples_index_dir, cache_dir, document, page, quot
         assert document == SIFANG.name and 1 <= page <= 12 and quote.strip()
 
 
+@quick
+@given(document=documents)
+def test_get_outline(server, samples_index_dir, cache_dir, document) -> None:  # type: ignore[no-untyped-def]
+    result = _call(server, samples_index_dir, cache_dir, "get_outline", {"document": document})
+    if not result.is_error:
+        assert document == SIFANG.name and result.structured_content["sections"]
+
+
+@quick
+@given(document=documents, section=st.one_of(nasty_text, st.sampled_from(["第三节", "2", "第十节"])),
+       cursor=st.one_of(st.none(), nasty_text, st.integers(min_value=-5, max_value=10**25).map(str)))  # fmt: skip
+def test_read_section(server, samples_index_dir, cache_dir, document, section, cursor) -> None:  # type: ignore[no-untyped-def]
+    arguments = {"document": document, "section": section, "cursor": cursor}
+    result = _call(server, samples_index_dir, cache_dir, "read_section", arguments)
+    if not result.is_error:
+        assert document == SIFANG.name and result.structured_content["text"]
+
+
 @settings(max_examples=EXAMPLES // 3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(document=documents, page=numbers, quote=st.one_of(st.none(), nasty_text),
        dpi=st.one_of(st.integers(min_value=-1000, max_value=100000), st.sampled_from([36, 72, 300, 301])))  # fmt: skip
