@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from fastmcp import Client
 
 from indexer.core.models import DocumentMeta
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.absence import unheld_forms, unheld_years
 from indexer.search.request import SearchRequest
-from mcp_server.loader import IndexLoader
-from mcp_server.server import build_server
-from mcp_server.settings import ServerSettings
+from tests.conftest import call_tools
 
 SHA = "0" * 64
 
@@ -66,15 +62,10 @@ def test_years_and_forms_held_allow_for_comparatives_and_unknown_forms() -> None
 
 
 def test_the_text_a_model_reads_leads_with_the_note(samples_index_dir: Path, cache_dir: Path) -> None:
-    settings = ServerSettings(index_dir=samples_index_dir, cache_dir=cache_dir)
-    server = build_server(settings, IndexLoader(samples_index_dir, cache_dir, 120))
-
-    async def call() -> tuple[str, dict]:  # type: ignore[type-arg]
-        async with Client(server) as client:
-            result = await client.call_tool("search_reports", {"query": "Tesla Cybertruck deliveries in 2023"})
-            return result.content[0].text, result.structured_content
-
-    text, structured = asyncio.run(call())
+    (result,) = call_tools(
+        samples_index_dir, cache_dir, [("search_reports", {"query": "Tesla Cybertruck deliveries in 2023"})]
+    )
+    text, structured = result.content[0].text, result.structured_content
     assert text.startswith("NOTE: the answer may not be in the knowledge base") and "WEAK" in text
     assert structured["note"].startswith("the answer may not be") and all(h["weak"] for h in structured["hits"])
 

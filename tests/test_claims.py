@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from fastmcp import Client
 
 from indexer.core.errors import QueryError
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
-from mcp_server.loader import IndexLoader
-from mcp_server.server import build_server
-from mcp_server.settings import ServerSettings
-from tests.conftest import BESTBUY_10Q, SIFANG, text_under
+from tests.conftest import BESTBUY_10Q, SIFANG, call_tools, text_under
 
 QUARTER = "Three Months Ended July 29, 2023"
 
@@ -65,16 +60,10 @@ def test_a_figure_in_another_row_or_column_is_not_verified_and_the_note_says_whe
 
 
 def test_locate_quote_takes_label_and_period(samples_index_dir: Path, cache_dir: Path) -> None:
-    settings = ServerSettings(index_dir=samples_index_dir, cache_dir=cache_dir)
-    server = build_server(settings, IndexLoader(samples_index_dir, cache_dir, 120))
     arguments = {"document": SIFANG.name, "page": 5, "quote": "129,465,020.68", "label": "归属于上市公司股东的净利润"}
-
-    async def call() -> tuple[object, object]:
-        async with Client(server) as client:
-            right = await client.call_tool("locate_quote", arguments | {"period": "2019年"})
-            wrong = await client.call_tool("locate_quote", arguments | {"period": "2017年"})
-            return right, wrong
-
-    right, wrong = asyncio.run(call())
-    assert right.structured_content["verified"] and right.content[0].text.startswith("VERIFIED (table_cell)")  # type: ignore[attr-defined]
-    assert not wrong.structured_content["verified"] and "under '2019年'" in wrong.content[0].text  # type: ignore[attr-defined]
+    right, wrong = call_tools(samples_index_dir, cache_dir, [
+        ("locate_quote", arguments | {"period": "2019年"}),
+        ("locate_quote", arguments | {"period": "2017年"}),
+    ])  # fmt: skip
+    assert right.structured_content["verified"] and right.content[0].text.startswith("VERIFIED (table_cell)")
+    assert not wrong.structured_content["verified"] and "under '2019年'" in wrong.content[0].text

@@ -157,7 +157,7 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
     for candidate in found:
         if candidate.kind == "notes" and (first is None or candidate.page < first):
             continue  # the notes follow the statements: a "notes to …" line before them is a reference
-        key = re.sub(r"[\W_]+", " ", re.sub(r"[(（].*", "", candidate.title).lower()).strip()
+        key = _normal(re.sub(r"[(（].*", "", candidate.title))
         if key not in seen:  # a statement runs over pages, each headed with its title (and "continued")
             seen.add(key)
             kept.append(candidate)
@@ -166,16 +166,15 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
 
 def outline(pages: list[list[Line]]) -> list[Section]:
     """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked)."""
+    bodies = [[line for line in lines if not line.furniture] for lines in pages]
     candidates: list[_Candidate] = []
     part = 0
-    for number, lines in enumerate(pages, start=1):
-        body = [line for line in lines if not line.furniture]
+    for number, body in enumerate(bodies, start=1):
         found, part, refs = _candidates(number, body, part)
         if refs < CONTENTS_LINES:
             candidates.extend(found)
     structural = _in_order([c for c in candidates if c.kind != "chapter"])
     structural += _in_order([c for c in candidates if c.kind == "chapter"])
-    bodies = [[line for line in lines if not line.furniture] for lines in pages]
     statements = _statements(bodies, {(c.page, c.line) for c in structural})
     ordered = sorted([*structural, *statements], key=lambda c: (c.page, c.line))
     # a statement sits under Item 8 (level 3), under 第十节 财务报告 (level 2), or at the top of a report without either

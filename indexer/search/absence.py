@@ -46,14 +46,17 @@ class Absence:
 def unknown_names(
     question: str, tokenizer: Tokenizer, known: Callable[[str], bool], documents: list[DocumentMeta]
 ) -> list[str]:
-    """Names in the question that neither a passage nor a document's company aliases contain."""
-    alias_words = {word for meta in documents for kind in _alias_sets(meta) for word in kind}
+    """Names in the question that neither a passage nor a document's company aliases contain (the aliases are
+    gathered only when some name is in no passage: most questions never need them)."""
     out = []
+    alias_words: set[str] | None = None
     for name in dict.fromkeys([*_NAME.findall(question), *_CJK_RUN.findall(question)]):
-        if name.lower() in alias_words or any(name in word for word in alias_words):
-            continue
         tokens = tokenizer.tokenize(name)
-        if tokens and not any(c.isdigit() for c in name) and not any(known(t) for t in tokens):
+        if not tokens or any(c.isdigit() for c in name) or any(known(t) for t in tokens):
+            continue
+        if alias_words is None:
+            alias_words = {word for meta in documents for kind in _alias_sets(meta) for word in kind}
+        if name.lower() not in alias_words and not any(name in word for word in alias_words):
             out.append(name)
     return out
 
