@@ -16,10 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from indexer.core.figures import is_value
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.convert import html_to_pdf
 from indexer.ingest.parse import PdfParser
-from indexer.ingest.tables import is_value, with_tables
+from indexer.ingest.tables import with_tables
 
 _CELL = re.compile(r"<td[^>]*>(.*?)</td>", re.I | re.S)
 _TAG = re.compile(r"<[^>]+>")

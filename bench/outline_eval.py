@@ -6,10 +6,11 @@ bench/make_section_gold.py from pdfplumber's text) against the outline of an ind
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import defaultdict
 from pathlib import Path
+
+from gold_cli import gold_main
 
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
@@ -53,14 +54,7 @@ def markdown(result: dict[str, object]) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--gold", type=Path, default=GOLD)
-    parser.add_argument("--markdown", action="store_true")
-    args = parser.parse_args()
-    result = evaluate(args.index, args.gold)
-    print("\n".join(markdown(result)) if args.markdown else json.dumps(result, ensure_ascii=False, indent=2))
-    return 0
+    return gold_main(__doc__, GOLD, evaluate, markdown)
 
 
 if __name__ == "__main__":

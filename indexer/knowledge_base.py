@@ -13,7 +13,16 @@ from pathlib import Path
 from indexer.core.errors import NotFoundError
 from indexer.core.models import DocumentMeta, Page, Table
 from indexer.evidence.claims import check_claim
+from indexer.evidence.financials import (
+    FinancialRow,
+    key_data_pages,
+    key_data_tables,
+    select_rows,
+    statement_tables,
+    table_rows,
+)
 from indexer.evidence.outline import Section, SectionText, find_section, outline, section_lines, section_piece
+from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
 from indexer.index.reader import (
     LoadedIndex,
@@ -24,7 +33,8 @@ from indexer.index.reader import (
     pdf_path,
 )
 from indexer.index.store import Manifest
-from indexer.search.request import SearchRequest
+from indexer.search.filters import filter_documents
+from indexer.search.request import Filters, SearchRequest
 from indexer.search.retrieve import DEFAULT_OPTIONS, SearchOptions, SearchOutcome, run_search
 
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
@@ -39,6 +49,7 @@ class KnowledgeBase:
     def __init__(self, index: LoadedIndex) -> None:
         self.index = index
         self._outlines: dict[str, list[Section]] = {}
+        self._financials: dict[str, list[FinancialRow]] = {}
         self._lock = threading.Lock()
 
     @classmethod
@@ -119,6 +130,56 @@ class KnowledgeBase:
                     self._outlines.pop(next(iter(self._outlines)))
                 self._outlines[document] = cached
         return cached
+
+    def financial_rows(self, document: str) -> list[FinancialRow]:
+        """Every figure of the document's primary statements and key-data tables (computed once per version)."""
+        meta = self.document(document)
+        with self._lock:
+            cached = self._financials.get(document)
+        if cached is not None:
+            return cached
+        sections = self.outline(document)
+        report = ReportPeriod(meta.period_end, meta.year)
+        pages: dict[int, Page] = {}
+
+        def page_of(number: int) -> Page:
+            if number not in pages:
+                pages[number] = self.page(document, number)
+            return pages[number]
+
+        found = list(statement_tables(page_of, sections, meta.language, report))
+        key_pages = key_data_pages(sections, lambda n: self.tables(document, n), meta.pages)
+        found += key_data_tables((page_of(n) for n in key_pages), meta.language, report)
+        rows = [row for table in found for row in table_rows(document, table, report)]
+        with self._lock:
+            if len(self._financials) >= OUTLINES_CACHED:
+                self._financials.pop(next(iter(self._financials)))
+            self._financials[document] = rows
+        return rows
+
+    def financials(
+        self,
+        document: str | None = None,
+        company: str | None = None,
+        statement: str | None = None,
+        items: list[str] | None = None,
+        year: int | None = None,
+    ) -> tuple[list[FinancialRow], list[str]]:
+        """Statement rows of one document, or of every document of ``company``, narrowed to a statement, items
+        (concepts or label words) and a fiscal year; and the documents read."""
+        if document is not None:
+            names = [self.document(document).document]
+        else:
+            names = filter_documents(self.index, Filters(company=company)) or list(self.index.documents)
+        rows = [row for name in names for row in self.financial_rows(name)]
+        if not rows:
+            raise NotFoundError(
+                f"no primary statements or key-data tables found in {', '.join(names[:5])}"
+                + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                + "; statements are read from headings such as 'CONSOLIDATED BALANCE SHEETS' or 合并利润表 — "
+                "search_reports and get_page read the others"
+            )
+        return select_rows(rows, statement, items, year), names
 
     def section(self, document: str, wanted: str, cursor: str | None = None) -> SectionText:
         """A piece of one section's text (by key such as '7' or '第十节', or words of its title)."""

@@ -14,7 +14,15 @@ from typing import Literal
 from indexer.core.models import Box, DocumentMeta, Table, wire_json
 from indexer.evidence.outline import SectionText
 from indexer.search.retrieve import Hit
-from mcp_server.types import DocumentList, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import (
+    DocumentList,
+    Financials,
+    Outline,
+    PageResult,
+    QuoteLocation,
+    RenderedPage,
+    SearchResult,
+)
 
 Detail = Literal["compact", "full"]
 DETAIL_HELP = (
@@ -196,7 +204,32 @@ def section_text(piece: SectionText) -> str:
     return f"{piece.document} · {piece.title} ({span})\n{piece.text}{more}"
 
 
-Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText
+def financials_text(result: Financials) -> str:
+    """Rows grouped by document, statement and page; per label its periods and printed figures (the typed rows with
+    values in units, periods as dates and boxes are in structuredContent)."""
+    head = f"{result.total_rows} figure(s) from {len(result.documents)} document(s)"
+    lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
+    groups: dict[tuple[str, str, int], dict[str, list[str]]] = {}
+    units: dict[tuple[str, str, int], str] = {}
+    for row in result.rows:
+        key = (row.document, row.statement, row.page)
+        concept = f" [{row.concept}]" if row.concept else ""
+        shown = f"{row.period or '(no header)'}: {row.value_printed}" + ("" if row.verified else " (unverified)")
+        groups.setdefault(key, {}).setdefault(f"{row.label}{concept}", []).append(shown)
+        if row.unit == "currency":
+            units.setdefault(key, " ".join(part for part in (row.currency, row.scale) if part))
+    for (document, statement, page), labels in groups.items():
+        unit = units.get((document, statement, page))
+        lines.append(f"\n{document} p.{page} · {statement}" + (f" · in {unit}" if unit else ""))
+        lines.extend(f"- {label}: " + " | ".join(figures) for label, figures in labels.items())
+    lines.append(
+        "\nCite as document p.N. Each row's value in units, period end, fiscal year and boxes are in "
+        "structuredContent (detail='full' prints them)."
+    )
+    return "\n".join(lines)
+
+
+Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText | Financials
 
 
 def as_text(result: Answer, detail: Detail) -> str:
@@ -213,4 +246,6 @@ def as_text(result: Answer, detail: Detail) -> str:
         return outline_text(result)
     if isinstance(result, SectionText):
         return section_text(result)
+    if isinstance(result, Financials):
+        return financials_text(result)
     return documents_text(result)

@@ -10,7 +10,7 @@ import threading
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import fastmcp
 from fastmcp import FastMCP
@@ -27,6 +27,7 @@ from indexer import __version__
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import Box, wire
+from indexer.evidence.financials import STATEMENTS
 from indexer.evidence.outline import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
@@ -40,6 +41,7 @@ from mcp_server.schemas import output_schema
 from mcp_server.settings import ServerSettings
 from mcp_server.tools import (
     coverage,
+    get_financials_tool,
     get_outline_tool,
     get_page_tool,
     list_documents_tool,
@@ -48,7 +50,7 @@ from mcp_server.tools import (
     render_page_tool,
     search_reports_tool,
 )
-from mcp_server.types import DocumentList, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import DocumentList, Financials, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
 
 logger = logging.getLogger(__name__)
 
@@ -272,6 +274,45 @@ def read_section(
     detail: Annotated[Detail, DETAIL] = "compact",
 ) -> ToolResult:
     return _answer(_call(loader, read_section_tool, document, section, cursor), detail)
+
+
+@tool(
+    Financials,
+    "The financial statements as data: each figure of the income statement, balance sheet, cash flow statement and "
+    "key-data tables (主要会计数据, selected financial data) as a row with its label as printed, a normalised concept "
+    "(revenue, cost_of_revenue, gross_profit, operating_income, net_income, net_income_attributable, eps_diluted, "
+    "total_assets, total_liabilities, total_equity, operating_cash_flow, capex, dividends_paid …), the column's period "
+    "as printed with its end date and fiscal year, the figure as printed and its value in units (sign, scale such as "
+    "'in millions' or 万元 applied), currency, page and the boxes of the label and the figure. Each figure is verified "
+    "at its box on the page. Parent-company-only statements (母公司) are left out. Use it for multi-year figures and "
+    "ratios (margins, growth, free cash flow = operating_cash_flow + capex); cite each figure with its page.",
+)
+def get_financials(
+    loader: IndexLoader,
+    document: Annotated[
+        str | None, Field(max_length=MAX_DOCUMENT_CHARS, description="a file name from list_documents")
+    ] = None,
+    company: Annotated[
+        str | None, Field(max_length=100, description="instead of document: every filing of this company")
+    ] = None,
+    statement: Annotated[
+        Literal["income", "balance", "cash_flow", "key_data"] | None,
+        Field(description=f"one of {', '.join(STATEMENTS)}; all when omitted"),
+    ] = None,
+    items: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
+        Field(
+            max_length=30,
+            description="concepts (revenue, capex) or label words in either language (营业收入, 'net sales')",
+        ),
+    ] = None,
+    year: Annotated[int | None, Field(ge=1900, le=2100, description="fiscal year of the figures")] = None,
+    limit: Annotated[int, Field(ge=1, le=2000, description="rows returned at most")] = 200,
+    detail: Annotated[Detail, DETAIL] = "compact",
+) -> ToolResult:
+    if document is None and company is None:
+        raise ToolError("pass document (a file name from list_documents) or company")
+    return _answer(_call(loader, get_financials_tool, document, company, statement, items, year, limit), detail)
 
 
 def _bound(function: Callable[..., ToolResult], loader: IndexLoader) -> Callable[..., ToolResult]:

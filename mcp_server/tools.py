@@ -12,7 +12,15 @@ from indexer.evidence.render import render_png
 from indexer.index.store import Manifest
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
-from mcp_server.types import DocumentList, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import (
+    DocumentList,
+    Financials,
+    Outline,
+    PageResult,
+    QuoteLocation,
+    RenderedPage,
+    SearchResult,
+)
 
 _LISTED_DOCUMENTS = 25
 
@@ -38,6 +46,25 @@ def get_outline_tool(kb: KnowledgeBase, document: str) -> Outline:
 
 def read_section_tool(kb: KnowledgeBase, document: str, section: str, cursor: str | None = None) -> SectionText:
     return kb.section(document, section, cursor)
+
+
+def get_financials_tool(
+    kb: KnowledgeBase,
+    document: str | None = None,
+    company: str | None = None,
+    statement: str | None = None,
+    items: list[str] | None = None,
+    year: int | None = None,
+    limit: int = 200,
+) -> Financials:
+    rows, documents = kb.financials(document, company, statement, items, year)
+    notes = []
+    if len(rows) > limit:
+        notes.append(f"showing {limit} of {len(rows)} rows: narrow with statement, items or year, or raise limit")
+    unverified = sum(not row.verified for row in rows[:limit])
+    if unverified:
+        notes.append(f"{unverified} row(s) not verified at their boxes: check them with get_page before quoting")
+    return Financials(rows=rows[:limit], documents=documents, total_rows=len(rows), note="; ".join(notes) or None)
 
 
 def get_page_tool(kb: KnowledgeBase, document: str, page: int) -> PageResult:

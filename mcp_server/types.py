@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, computed_field
 
 from indexer.core.models import Box, DocumentMeta, Page
+from indexer.evidence.financials import FinancialRow
 from indexer.evidence.outline import Section
 from indexer.evidence.quotes import Located
 from indexer.search.retrieve import Hit
@@ -67,3 +68,12 @@ class RenderedPage(BaseModel):
     scale: float = Field(description="pixels per PDF point; a box maps to pixels by multiplying by this")
     highlighted: list[Box]
     quote: QuoteLocation | None = None
+
+
+class Financials(BaseModel):
+    """Statement figures as data, each with its page and boxes."""
+
+    rows: list[FinancialRow]
+    documents: list[str] = Field(description="the documents whose statements were read")
+    total_rows: int = Field(description="rows that matched before the limit")
+    note: str | None = Field(default=None, description="rows left out by the limit, unverified rows, what to do next")

@@ -1,6 +1,6 @@
 import pytest
 
-from indexer.ingest.fiscal import fiscal_year, period_end
+from indexer.core.fiscal import fiscal_year, period_end
 from indexer.ingest.metadata import describe, detect_form, detect_period
 from indexer.ingest.parse import PdfParser
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from indexer.core.models import Page, Table
+from indexer.core.figures import is_value, parse_value
+from indexer.core.models import Box, Line, Page, Span, Table
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
-from indexer.ingest.tables import check_totals, find_tables, is_value, parse_value
+from indexer.ingest.tables import check_totals, find_tables, split_line
 from indexer.search.retrieve import search
 from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, text_under
 
@@ -143,3 +144,16 @@ def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) 
     assert cell.text == "14,680"
     assert text_under(BESTBUY_10Q, 4, cell.boxes) == "14,680"
     assert "Six Months Ended July 29, 2023: 14,680" in evidence.text
+
+
+def test_figures_merged_into_a_label_run_are_split_off() -> None:
+    """A parser may print 'Net Revenue $ 86,392 $ 79,474 $' as one text run (PepsiCo's 10-K): the trailing figures
+    become values, each boxed by its share of the run; figures inside a label stay in it."""
+    box = Box(page=1, x0=100, top=10, x1=400, bottom=20)
+    merged = split_line(Line(text="", box=box, spans=[Span(text="Net Revenue $ 86,392 $ 79,474 $", box=box)]))
+    assert [s.text for s in merged.label] == ["Net Revenue"]
+    assert [text for text, _ in merged.values] == ["$86,392", "$79,474"]
+    assert merged.values[0][1][-1].box.x0 > merged.label[0].box.x1
+    label = "Issued and outstanding - 217.9 million and 218.1 million shares, respectively"
+    kept = split_line(Line(text="", box=box, spans=[Span(text=label, box=box)]))
+    assert [s.text for s in kept.label] == [label] and not kept.values

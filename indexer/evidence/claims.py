@@ -15,7 +15,8 @@ from decimal import Decimal
 
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Cell, Page, Table, TableRow
-from indexer.evidence.quotes import Located, figures, page_multiplier
+from indexer.evidence.quotes import Located, figures
+from indexer.evidence.units import page_multiplier
 
 _SHOWN_PLACES = 3
 

@@ -25,7 +25,8 @@ _CHAPTER = re.compile(r"^第\s*([一二三四五六七八九十]+)\s*节\s*(.*)$
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
 # A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
-_CONSOLIDATED = r"(?:condensed\s+)?consolidated\s+(?:condensed\s+)?"
+_CONSOLIDATED = r"(?:(?:condensed\s+)?(?:consolidated|combined|group)\s+(?:condensed\s+)?)?"
+_GROUP_WORD = re.compile(r"consolidated|combined|\bgroup\b|合并|母公司", re.I)
 _AFTER = r"\s*(?:[(（][^)）]{0,40}[)）]\s*)*[.:]?$"
 _STATEMENT_TITLES: list[tuple[str, re.Pattern[str]]] = [
     (
@@ -36,7 +37,7 @@ _STATEMENT_TITLES: list[tuple[str, re.Pattern[str]]] = [
         "income_statement",
         re.compile(
             rf"^{_CONSOLIDATED}statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings|profit\s+or\s+loss)"
-            rf"(?:\s+and\s+comprehensive\s+(?:income|loss))?{_AFTER}",
+            rf"(?:\s+and\s+(?:other\s+)?comprehensive\s+(?:income|loss))?{_AFTER}",
             re.I,
         ),
     ),
@@ -151,6 +152,9 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
             kind = "notes" if label == "notes" else "statement"
             found.append(_Candidate(number, index, text, kind, label, (0, 0, 0)))
             break  # one statement heading per page: the rest are its own sub-headings
+    if any(_GROUP_WORD.search(c.title) for c in found if c.kind == "statement"):
+        # a filing with consolidated statements: a bare "Statement of Earnings" is a note's or MD&A's sub-heading
+        found = [c for c in found if c.kind != "statement" or _GROUP_WORD.search(c.title)]
     first = next((c.page for c in found if c.kind == "statement"), None)
     seen: set[str] = set()
     kept = []

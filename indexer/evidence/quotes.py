@@ -26,6 +26,7 @@ from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Line, Page
 from indexer.core.text import CJK_RANGE
 from indexer.core.tokenize import normalize_text
+from indexer.evidence.units import page_multiplier
 
 MAX_QUOTE_CHARS = 2000
 SHORT_QUOTE_CHARS = 5  # a quote with fewer letters/digits than this must be unique on the page
@@ -183,21 +184,6 @@ class _Number:
     value: Decimal
     start: int
     end: int
-
-
-def page_multiplier(text: str) -> Decimal:
-    """A table's declared unit: '(in millions)', '单位：万元' and the like; 1 if none."""
-    declared = re.search(
-        r"in (thousands|millions|billions)|单位[:：]\s*(千元|万元|百万元|亿元|元)|"
-        r"\$ (?:and shares )?in (millions|thousands)",
-        text,
-        re.I,
-    )
-    if not declared:
-        return Decimal(1)
-    word = next(g for g in declared.groups() if g).lower()
-    scales = {"thousands": 3, "millions": 6, "billions": 9, "千元": 3, "万元": 4, "百万元": 6, "亿元": 8}
-    return Decimal(10) ** scales.get(word, 0)
 
 
 def _numbers(text: str, default_multiplier: Decimal = Decimal(1)) -> list[_Number]:

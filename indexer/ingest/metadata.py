@@ -8,9 +8,9 @@ from importlib import resources
 from pathlib import Path
 
 from indexer.core.docmatch import romanised
+from indexer.core.fiscal import DATE, fiscal_year, is_fiscal_year, iso_date, period_end, year_ending
 from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
-from indexer.ingest.fiscal import DATE, fiscal_year, is_fiscal_year, iso_date, period_end, year_ending
 
 _DATE = DATE
 

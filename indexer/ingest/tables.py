@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
+from indexer.core.figures import DASH, is_value, parse_value
 from indexer.core.geometry import TABLE_LINE_PT
 from indexer.core.models import Box, Cell, Line, Page, Span, Table, TableRegion, TableRow
 from indexer.core.text import CJK_RANGE, FULLWIDTH_RANGE
 from indexer.core.tokenize import normalize_text
 
-_NUMERIC = re.compile(r"^[(\-−–]?\s*[$¥€£]?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*%?\s*\)?\s*%?$")
-_DASH = re.compile(r"^[-–—−]+$")
 _CURRENCY = re.compile(r"^[$¥€£]$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _TOTAL = re.compile(r"^\s*(?:total|合计|总计|小计)", re.I)
@@ -32,36 +31,6 @@ HEADER_LINES = 4
 TITLE_REACH = 40.0
 # Two value spans share a column when they overlap by this share of the narrower one.
 COLUMN_OVERLAP = 0.3
-
-
-_SPACED_THOUSANDS = re.compile(r"(?<=\d) (?=\d{3}(?!\d))")
-
-
-def _plain(text: str) -> str:
-    """Half-width, trimmed, a space used as thousands separator ('4 559') removed."""
-    return _SPACED_THOUSANDS.sub("", normalize_text(text).strip())
-
-
-def is_value(text: str) -> bool:
-    """A figure or a nil dash as printed in a table cell: 1,234 · (1,234) · -4.49 · 12.5% · $ 9,583 · 4 559 · —."""
-    plain = _plain(text)
-    return bool(_NUMERIC.match(plain) or _DASH.match(plain))
-
-
-def parse_value(text: str) -> Decimal | None:
-    """The number a cell prints ((1,234) → -1234, a dash → 0); None for percentages and non-numbers."""
-    plain = _plain(text).replace("$", "").replace("¥", "").replace("€", "").replace("£", "").replace(" ", "")
-    if _DASH.match(plain):
-        return Decimal(0)
-    if "%" in plain or not _NUMERIC.match(plain):
-        return None
-    negative = plain.startswith(("(", "-", "−", "–"))
-    digits = plain.strip("()-−–").replace(",", "")
-    try:
-        value = Decimal(digits)
-    except InvalidOperation:
-        return None
-    return -value if negative else value
 
 
 @dataclass
@@ -78,11 +47,43 @@ class _Split:
         return not self.label and all(_YEAR.match(text) for text, _ in self.values)
 
 
+# A figure a parser may have merged into one text run with its label ('Net Revenue $ 86,392 $ 79,474 $'): thousands
+# separators, decimals or brackets — never a bare number such as a year in 'Notes due 2025'.
+_MERGED_FIGURE = re.compile(r"^\(?[$¥€£]?\(?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\)?$")
+
+
+def _pieces(span: Span) -> list[Span]:
+    """A text run whose trailing words are figures ('Net Revenue $ 86,392 $ 79,474 $', '86,392 $') split into its
+    label and each figure, each piece boxed by its share of the characters. Figures inside a label ('… 217.9 million
+    shares, respectively') stay where they are."""
+    tokens = list(re.finditer(r"\S+", span.text))
+    start = len(tokens)
+    while start > 0 and (_MERGED_FIGURE.match(tokens[start - 1].group()) or _CURRENCY.match(tokens[start - 1].group())):
+        start -= 1
+    if len(tokens) < 2 or not any(_MERGED_FIGURE.match(t.group()) for t in tokens[start:]):
+        return [span]
+    groups = ([tokens[:start]] if start else []) + [[token] for token in tokens[start:]]
+    width, length = span.box.x1 - span.box.x0, max(len(span.text), 1)
+    return [
+        Span(
+            text=span.text[g[0].start() : g[-1].end()],
+            box=Box(
+                page=span.box.page,
+                top=span.box.top,
+                bottom=span.box.bottom,
+                x0=span.box.x0 + width * g[0].start() / length,
+                x1=span.box.x0 + width * g[-1].end() / length,
+            ),
+        )
+        for g in groups
+    ]
+
+
 def split_line(line: Line) -> _Split:
     label: list[Span] = []
     values: list[tuple[str, list[Span]]] = []
     pending: list[Span] = []  # a currency sign waiting for its figure
-    for span in line.spans:
+    for span in [piece for printed in line.spans for piece in _pieces(printed)]:
         if _CURRENCY.match(span.text.strip()):
             pending.append(span)
         elif is_value(span.text):
@@ -120,7 +121,7 @@ def _columns(splits: list[_Split]) -> list[tuple[float, float]]:
     )
     clusters: list[list[float]] = []  # x0, x1, figures in it
     for x0, x1, text in spans:
-        figure = 0.0 if _DASH.match(normalize_text(text).strip()) else 1.0
+        figure = 0.0 if DASH.match(normalize_text(text).strip()) else 1.0
         if clusters:
             c0, c1, count = clusters[-1]
             narrower = max(min(x1 - x0, c1 - c0), 0.5)

@@ -1,0 +1,74 @@
+"""Analyst concepts (revenue, net_income, capex, eps_diluted …) for statement rows, from a bilingual data file.
+
+``indexer/data/concepts.txt`` holds one ``concept | statements | pattern`` per line; a row label is normalised the
+same way on every filing (see :func:`normalise_label`) and takes the first concept whose pattern matches it whole.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from indexer.core.text import CJK_RANGE
+from indexer.core.tokenize import normalize_text
+
+MAX_LABEL_CHARS = 300  # labels are cut to this before matching (the patterns are ours; the text is the filing's)
+_BRACKETED = re.compile(r"[(（\[][^()（）\[\]]{0,80}[)）\]]")
+_PREFIX = re.compile(r"^\s*(?:[一二三四五六七八九十]+\s*[、.]|[(（][一二三四五六七八九十\d]+[)）]|\d+\s*[.、])\s*")
+_CN_LEAD = re.compile(r"^\s*(?:其中|加|减|包括)\s*[:：]\s*")
+_FOOTNOTE = re.compile(r"(?:\s*\(\d\)|\s\d{1,2}|[¹²³⁴⁵⁶⁷⁸⁹*†])+$")
+_BETWEEN_CJK = re.compile(f"(?<=[{CJK_RANGE}]) (?=[{CJK_RANGE}])")
+
+
+@dataclass(frozen=True)
+class Concept:
+    name: str
+    statements: frozenset[str]
+    pattern: re.Pattern[str]
+
+
+def normalise_label(label: str) -> str:
+    """A label as the concept patterns read it: 'Net cash provided by (used in) operating activities¹' → 'net cash
+    provided by used in operating activities'; '其中：营业收入' → '营业收入'; '一、营业总收入' → '营业总收入'."""
+    text = normalize_text(label[:MAX_LABEL_CHARS]).lower().replace("’", "'")
+    text = _CN_LEAD.sub("", _PREFIX.sub("", text))
+    text = _FOOTNOTE.sub("", _BRACKETED.sub(" ", text))
+    text = " ".join(re.sub(r"[^\w%]+", " ", text.replace("'s", "s")).split())
+    return _BETWEEN_CJK.sub("", text)
+
+
+@cache
+def concepts() -> tuple[Concept, ...]:
+    """The concepts of the data file, in file order."""
+    text = resources.files("indexer.data").joinpath("concepts.txt").read_text(encoding="utf-8")
+    found = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, statements, pattern = (part.strip() for part in line.split(" | ", 2))
+        found.append(Concept(name, frozenset(statements.split(",")), re.compile(pattern)))
+    return tuple(found)
+
+
+def concept_names() -> list[str]:
+    return list(dict.fromkeys(concept.name for concept in concepts()))
+
+
+def concept_of(label: str, statement: str) -> str | None:
+    """The concept a row labelled ``label`` in ``statement`` reports; None when no pattern matches."""
+    text = normalise_label(label)
+    return next(
+        (c.name for c in concepts() if statement in c.statements and c.pattern.fullmatch(text) is not None), None
+    )
+
+
+def concepts_named(item: str) -> set[str]:
+    """The concepts an ``items`` word names: a concept's own name ('capex'), or a label its patterns accept
+    ('net sales', '营业收入')."""
+    wanted = item.strip().lower().replace(" ", "_")
+    if wanted in concept_names():
+        return {wanted}
+    text = normalise_label(item)
+    return {c.name for c in concepts() if c.pattern.fullmatch(text) is not None}

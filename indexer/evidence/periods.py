@@ -1,0 +1,150 @@
+"""A statement column's period from its header as printed: the date it ends and the fiscal year it belongs to.
+
+Headers come as dates ("July 29, 2023", "Three Months Ended July 29, 2023", "31 December 2021", "31.12.2021¹",
+"2023年12月31日"), as years ("2023", "Fiscal 2023", "2019年", "2019年末"), relative to the report (本期/上期,
+期末余额/期初余额) or as quarters (第一季度). Columns that are not periods — change, %, notes — have none. The fiscal
+year of a column follows the filer's own naming: the document's fiscal year, less the whole years between the
+document's period end and the column's (a prior year-end balance six months back belongs to the previous year).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from indexer.core.fiscal import MONTHS, iso_date, year_ending
+from indexer.core.tokenize import normalize_text
+
+_MONTH = "|".join(MONTHS)
+_MONTH_SHORT = "|".join(name[:3] for name in MONTHS)
+_US_DATE = re.compile(rf"\b({_MONTH}|{_MONTH_SHORT})\.?\s+(\d{{1,2}}),?\s*((?:19|20)\d\d)", re.I)
+_EU_DATE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}|{_MONTH_SHORT})\.?,?\s+((?:19|20)\d\d)", re.I)
+_DOTTED = re.compile(r"\b(\d{1,2})[./](\d{1,2})[./]((?:19|20)\d\d)")
+_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d{2})-(\d{2})\b")
+_CN_DATE = re.compile(r"((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
+_SHORT_FY = re.compile(r"\bFY\s?'?(\d\d)\b", re.I)
+_NOT_PERIOD = re.compile(
+    r"%|％|增减|变动|变化|比例|占比|\bchange\b|\bvariance\b|\bnotes?\b|附注|\bpercent|\bmargin\b|\bvs\.?\b", re.I
+)
+_CURRENT = re.compile(r"本期|本年|本报告期|期末|年末余额|报告期末")
+_PREVIOUS = re.compile(r"上期|上年|期初|年初")
+_QUARTERS = {"一": 3, "二": 6, "三": 9, "四": 12, "1": 3, "2": 6, "3": 9, "4": 12}
+_CN_QUARTER = re.compile(r"第\s*([一二三四1-4])\s*季度")
+_EN_QUARTER = re.compile(r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth)\s+quarter)\b", re.I)
+_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+_MONTHS_COVERED = re.compile(
+    r"\b(three|six|nine|twelve|3|6|9|12)[\s-]+months?\b|\b(13|26|39|52|53)[\s-]+weeks?\b", re.I
+)
+_COVERED = {"three": 3, "six": 6, "nine": 9, "twelve": 12, "13": 3, "26": 6, "39": 9, "52": 12, "53": 12}
+_ANNUAL = re.compile(r"\byear\b|\bfiscal\b|\bFY\b|年度|全年|年$", re.I)
+# A column's period end within this many days of a whole number of years from the report's counts as that many years.
+SAME_DAY_SLACK = 20
+
+
+@dataclass(frozen=True)
+class ReportPeriod:
+    """The document's own period: the date it ends (ISO) and the fiscal year the filer names it."""
+
+    end: str | None
+    fiscal_year: int | None
+
+
+@dataclass(frozen=True)
+class Period:
+    end: str | None = None
+    fiscal_year: int | None = None
+    months: int | None = None  # 3, 6, 9 or 12 for a duration column; None for a balance date or unknown
+
+
+def _date_in(text: str) -> str | None:
+    if found := _US_DATE.search(text):
+        month, day, year = found.groups()
+        return iso_date(_full_month(month), day, year)
+    if found := _EU_DATE.search(text):
+        day, month, year = found.groups()
+        return iso_date(_full_month(month), day, year)
+    if found := _CN_DATE.search(text):
+        return _safe_date(*found.groups())
+    if found := _ISO.search(text):
+        return _safe_date(*found.groups())
+    if found := _DOTTED.search(text):
+        first, second, year = found.groups()
+        day, month = (second, first) if int(first) <= 12 < int(second) else (first, second)
+        return _safe_date(year, month, day)
+    return None
+
+
+def _full_month(name: str) -> str:
+    return next(month for month in MONTHS if month.startswith(name.lower()[:3]))
+
+
+def _safe_date(year: str, month: str, day: str) -> str | None:
+    try:
+        return date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
+        return None
+
+
+def _shifted(end: str, years: int) -> str:
+    """``end`` moved by whole years (29 February falls back to the 28th)."""
+    day = date.fromisoformat(end)
+    try:
+        return day.replace(year=day.year + years).isoformat()
+    except ValueError:
+        return day.replace(year=day.year + years, day=28).isoformat()
+
+
+def fiscal_year_of(end: str, report: ReportPeriod) -> int:
+    """The fiscal year a column ending on ``end`` belongs to, named as the report names its own."""
+    if report.end is None or report.fiscal_year is None:
+        return year_ending(end)
+    years = (date.fromisoformat(report.end) - date.fromisoformat(end)).days / 365.25
+    return report.fiscal_year - math.ceil(years - SAME_DAY_SLACK / 365.25)
+
+
+def _months(text: str) -> int | None:
+    if found := _MONTHS_COVERED.search(text):
+        word = (found.group(1) or found.group(2)).lower()
+        return _COVERED.get(word) or int(word)
+    return 12 if _ANNUAL.search(text) else None
+
+
+def column_period(header: str, report: ReportPeriod) -> Period | None:
+    """The period of a column headed ``header``; None when the column is not a period (change, %, a note number)
+    or its header names none."""
+    text = normalize_text(header).strip()
+    if not text or _NOT_PERIOD.search(text):
+        return None
+    months = _months(text)
+    if end := _date_in(text):
+        return Period(end, fiscal_year_of(end, report), months)
+    if found := _CN_QUARTER.search(text) or _EN_QUARTER.search(text):
+        return _quarter(found, report)
+    years = {int(year) for year in _YEAR.findall(text)} | {2000 + int(y) for y in _SHORT_FY.findall(text)}
+    if len(years) == 1:
+        year = years.pop()
+        end = _shifted(report.end, year - report.fiscal_year) if report.end and report.fiscal_year else None
+        return Period(end, year, months or (None if "末" in text else 12))
+    if years:
+        return None  # "2023 vs 2022", "2019-2021": a comparison, not a period
+    relative = 0 if _CURRENT.search(text) else -1 if _PREVIOUS.search(text) else None
+    if relative is None or report.fiscal_year is None:
+        return None
+    end = _shifted(report.end, relative) if report.end else None  # 期初: the opening balance, last year's close
+    return Period(end, report.fiscal_year + relative, None)
+
+
+def _quarter(found: re.Match[str], report: ReportPeriod) -> Period | None:
+    """A quarter of the report's year (a 年报's quarterly table): it ends 3, 6, 9 or 12 months into the year."""
+    groups = [group for group in found.groups() if group]
+    number = _ORDINALS.get(groups[0].lower(), groups[0])
+    if report.end is None or report.fiscal_year is None:
+        return None
+    year_end = date.fromisoformat(report.end)
+    months = year_end.year * 12 + year_end.month - 1 - (12 - _QUARTERS[number])
+    year, month = divmod(months, 12)
+    following = date(year + (month == 11), (month + 1) % 12 + 1, 1)
+    return Period(date.fromordinal(following.toordinal() - 1).isoformat(), report.fiscal_year, 3)

@@ -1,0 +1,202 @@
+"""Financial statements as data: real statement pages of the committed samples, each figure checked at its boxes by
+pdfplumber; periods, units and concepts as pure functions on real header and label text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.core.errors import NotFoundError
+from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
+from indexer.evidence.financials import FinancialRow
+from indexer.evidence.periods import ReportPeriod, column_period
+from indexer.evidence.units import declared_unit
+from indexer.index.reader import LoadedIndex
+from indexer.knowledge_base import KnowledgeBase
+from tests.conftest import BESTBUY_10Q, BROKER, SIFANG, call_tools, text_under
+
+
+def _row(rows: list[FinancialRow], concept: str, period: str) -> FinancialRow:
+    found = [r for r in rows if r.concept == concept and r.period == period]
+    assert len(found) == 1, [(r.label, r.period, r.page) for r in rows if r.concept == concept]
+    return found[0]
+
+
+def test_a_10q_income_statement_as_rows(samples_index: LoadedIndex) -> None:
+    rows, documents = KnowledgeBase(samples_index).financials(BESTBUY_10Q.name, statement="income")
+    assert documents == [BESTBUY_10Q.name]
+    revenue = _row(rows, "revenue", "Three Months Ended July 29, 2023")
+    assert (revenue.page, revenue.label, revenue.value_printed) == (4, "Revenue", "$9,583")
+    assert (revenue.value, revenue.scale, revenue.currency, revenue.unit) == (
+        "9583000000",
+        "millions",
+        "USD",
+        "currency",
+    )
+    # Best Buy's quarter ended 29 July 2023 is in fiscal 2024; the six months a year before in fiscal 2023
+    assert (revenue.period_end, revenue.fiscal_year, revenue.months) == ("2023-07-29", 2024, 3)
+    earlier = _row(rows, "revenue", "Six Months Ended July 30, 2022")
+    assert (earlier.value, earlier.period_end, earlier.fiscal_year, earlier.months) == (
+        "20976000000", "2022-07-30", 2023, 6,
+    )  # fmt: skip
+    assert revenue.verified and earlier.verified
+    label_box, value_box = revenue.boxes[0], revenue.boxes[-1]
+    assert text_under(BESTBUY_10Q, 4, [label_box]) == "Revenue"
+    assert text_under(BESTBUY_10Q, 4, [value_box]).endswith("9,583")
+    # (7) in millions is minus seven million; per-share figures are not scaled
+    restructuring = next(r for r in rows if r.label == "Restructuring charges" and r.period.startswith("Three Months"))
+    assert (restructuring.value_printed, restructuring.value) == ("(7)", "-7000000")
+    eps = _row(rows, "eps_diluted", "Three Months Ended July 29, 2023")
+    assert (eps.value, eps.unit, eps.scale, eps.currency) == ("1.25", "per_share", "", "USD")
+    assert text_under(BESTBUY_10Q, 4, [eps.boxes[-1]]).endswith("1.25")
+
+
+def test_a_balance_sheet_column_six_months_back_is_the_previous_fiscal_year(samples_index: LoadedIndex) -> None:
+    rows, _ = KnowledgeBase(samples_index).financials(BESTBUY_10Q.name, statement="balance", items=["total_assets"])
+    assert [(r.period, r.period_end, r.fiscal_year, r.value) for r in rows] == [
+        ("July 29, 2023", "2023-07-29", 2024, "15318000000"),
+        ("January 28, 2023", "2023-01-28", 2023, "15803000000"),
+        ("July 30, 2022", "2022-07-30", 2023, "15419000000"),
+    ]
+    assert all(r.page == 3 and r.verified and r.months is None for r in rows)
+    assert [text_under(BESTBUY_10Q, 3, [r.boxes[-1]]) for r in rows] == ["$15,318", "$15,803", "$15,419"]
+
+
+def test_a_cash_flow_statement_gives_capex_and_operating_cash_flow(samples_index: LoadedIndex) -> None:
+    rows, _ = KnowledgeBase(samples_index).financials(
+        BESTBUY_10Q.name, statement="cash_flow", items=["capex", "operating cash flow"], year=2024
+    )
+    assert [(r.concept, r.period, r.value) for r in rows] == [
+        ("capex", "Six Months Ended July 29, 2023", "-395000000"),
+        ("operating_cash_flow", "Six Months Ended July 29, 2023", "181000000"),
+    ]
+    capex = rows[0]
+    assert (capex.page, capex.label, capex.value_printed) == (6, "Additions to property and equipment", "(395)")
+    assert text_under(BESTBUY_10Q, 6, [capex.boxes[-1]]) == "(395)"
+
+
+def test_a_chinese_annual_report_key_data(samples_index: LoadedIndex) -> None:
+    kb = KnowledgeBase(samples_index)
+    rows, _ = kb.financials(SIFANG.name, statement="key_data", items=["营业收入"], year=2019)
+    assert [r.months for r in rows] == [12, 3, 3, 3, 3]  # the year, then its quarters
+    revenue = rows[0]
+    assert (revenue.page, revenue.label, revenue.concept, revenue.period) == (5, "营业收入", "revenue", "2019年")
+    assert (revenue.value, revenue.value_printed, revenue.scale, revenue.currency) == (
+        "1175301034.32", "1,175,301,034.32", "元", "CNY",
+    )  # fmt: skip
+    assert (revenue.period_end, revenue.fiscal_year) == ("2019-12-31", 2019)
+    assert text_under(SIFANG, 5, [revenue.boxes[-1]]) == "1,175,301,034.32"
+    assets, _ = kb.financials(SIFANG.name, items=["total assets"], year=2018)
+    assert [(r.period, r.period_end, r.value) for r in assets] == [("2018年末", "2018-12-31", "2051223456.86")]
+    # the change column (本期比上年同期增减(%)) is not a period; ROE is a percentage, not scaled
+    all_rows, _ = kb.financials(SIFANG.name)
+    assert not any("增减" in r.period for r in all_rows)
+    roe = next(r for r in all_rows if r.concept == "roe" and r.fiscal_year == 2019)
+    assert (roe.value, roe.unit) == ("7.64", "percent")
+    # the quarterly table: each quarter ends three months into the year
+    quarters = [r for r in all_rows if r.concept == "revenue" and r.months == 3]
+    assert [r.period_end for r in quarters] == ["2019-03-31", "2019-06-30", "2019-09-30", "2019-12-31"]
+
+
+def test_bad_requests_say_what_exists(samples_index: LoadedIndex) -> None:
+    kb = KnowledgeBase(samples_index)
+    with pytest.raises(NotFoundError, match=r"no row for item 'goodwill impairment'.*concepts found: .*revenue"):
+        kb.financials(BESTBUY_10Q.name, statement="income", items=["goodwill impairment"])
+    with pytest.raises(NotFoundError, match=r"no primary statements or key-data tables found in .*高测股份"):
+        kb.financials(BROKER.name)
+    with pytest.raises(NotFoundError, match=r"no figure for fiscal year 2031; .* cover \[2023, 2024\]"):
+        kb.financials(BESTBUY_10Q.name, statement="income", year=2031)
+    with pytest.raises(NotFoundError, match="unknown document"):
+        kb.financials("NOPE.pdf")
+
+
+def test_get_financials_through_mcp(samples_index_dir: Path, cache_dir: Path) -> None:
+    found, company, missing = call_tools(
+        samples_index_dir,
+        cache_dir,
+        [
+            ("get_financials", {"document": BESTBUY_10Q.name, "statement": "income", "items": ["revenue"]}),
+            ("get_financials", {"company": "Best Buy", "items": ["eps_diluted"], "year": 2024}),
+            ("get_financials", {}),
+        ],
+    )
+    assert not found.is_error
+    text = found.content[0].text
+    assert "BESTBUY_2024Q2_10Q.pdf p.4 · income · in USD millions" in text
+    assert "- Revenue [revenue]: Three Months Ended July 29, 2023: $9,583 |" in text
+    rows = found.structured_content["rows"]
+    assert {row["page"] for row in rows} == {4} and all(row["bboxes"] for row in rows)
+    assert rows[0]["value"] == "9583000000" and "boxes" not in rows[0]
+    assert not company.is_error and {row["value"] for row in company.structured_content["rows"]} >= {"1.25", "2.36"}
+    assert missing.is_error and "pass document" in missing.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("header", "report", "expected"),
+    [
+        ("Three Months Ended July 30, 2022", ("2023-07-29", 2024), ("2022-07-30", 2023, 3)),
+        ("January 28, 2023", ("2023-07-29", 2024), ("2023-01-28", 2023, None)),
+        ("52 Weeks Ended January 1, 2023", ("2023-01-01", 2022), ("2023-01-01", 2022, 12)),
+        ("31.12.2021¹", ("2022-12-31", 2022), ("2021-12-31", 2021, None)),
+        ("31 December 2021", ("2022-12-31", 2022), ("2021-12-31", 2021, None)),
+        ("Fiscal 2021", ("2023-01-01", 2022), ("2022-01-01", 2021, 12)),
+        ("2019年末", ("2019-12-31", 2019), ("2019-12-31", 2019, None)),
+        ("上期发生额", ("2019-12-31", 2019), ("2018-12-31", 2018, None)),
+        ("期初余额", ("2019-12-31", 2019), ("2018-12-31", 2018, None)),
+        ("第二季度（4-6 月份）", ("2019-12-31", 2019), ("2019-06-30", 2019, 3)),
+        ("% of revenue", ("2019-12-31", 2019), None),
+        ("本期比上年同期增减(%)", ("2019-12-31", 2019), None),
+        ("Note", ("2019-12-31", 2019), None),
+        ("2023 vs 2022", ("2023-12-31", 2023), None),
+    ],
+)
+def test_column_periods(header: str, report: tuple[str, int], expected: tuple[str, int, int | None] | None) -> None:
+    period = column_period(header, ReportPeriod(*report))
+    assert (None if period is None else (period.end, period.fiscal_year, period.months)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "power", "currency", "share_power"),
+    [
+        ("$ and shares in millions, except per share amounts", 6, "USD", 6),
+        ("(In millions, except number of shares, which are reflected in thousands, and per-share amounts)", 6, None, 3),
+        ("(in millions, except shares and per share data)", 6, None, 0),
+        ("单位：万元 币种：人民币", 4, "CNY", None),
+        ("RMB’000", 3, "CNY", None),
+        ("€m", 6, "EUR", None),
+        ("(Dollars in thousands)", 3, "USD", None),
+    ],
+)
+def test_declared_units(text: str, power: int, currency: str | None, share_power: int | None) -> None:
+    unit = declared_unit(text)
+    assert unit is not None and (unit.power, unit.currency, unit.share_power) == (power, currency, share_power)
+
+
+def test_a_sentence_with_millions_declares_no_unit() -> None:
+    assert declared_unit("The Company has 3 million customers") is None
+
+
+@pytest.mark.parametrize(
+    ("label", "statement", "concept"),
+    [
+        ("Net cash provided by (used in) operating activities¹", "cash_flow", "operating_cash_flow"),
+        ("Total cash provided by operating activities", "cash_flow", "operating_cash_flow"),
+        ("购建固定资产、无形资产和其他长期资产支付的现金", "cash_flow", "capex"),
+        ("一、营业总收入", "income", "revenue"),
+        ("其中：营业收入", "income", "revenue"),
+        ("所有者权益（或股东权益）合计", "balance", "total_equity"),
+        ("Weighted-average common shares outstanding › Diluted", "income", "shares_diluted"),
+        ("Earnings per share › Diluted", "income", "eps_diluted"),
+        ("Income taxes paid", "cash_flow", None),
+        ("Deferred revenue", "balance", None),
+    ],
+)
+def test_concepts_from_labels(label: str, statement: str, concept: str | None) -> None:
+    assert concept_of(label, statement) == concept
+
+
+def test_items_name_concepts_in_either_language() -> None:
+    assert concepts_named("net sales") == concepts_named("营业收入") == concepts_named("Revenue") == {"revenue"}
+    assert concepts_named("capex") == {"capex"}
+    assert normalise_label("Net Revenue¹") == "net revenue"
