@@ -65,7 +65,8 @@ fmt: $(CORE)
 
 BENCH_OUT := bench-out
 # make bench [CORPUS=folder of PDFs] [BENCH_INDEX=an index of it, to skip the build] → BENCHMARKS.md
-# (the corpus index, synthetic 1k/20k/200k-chunk indexes made from it, an HTTP load test, dense recall, a profile)
+# (the corpus index, synthetic 1k/20k/200k-chunk indexes made from it, an HTTP load test, dense recall, a profile;
+# on the default corpus also the outline and statement-facts gold evaluations)
 bench: $(CORE)
 	mkdir -p $(BENCH_OUT)
 	$(BIN)/python bench/bench.py $(or $(CORPUS),../shared/eval/dev) --json $(BENCH_OUT)/bench.json \
@@ -73,6 +74,8 @@ bench: $(CORE)
 	$(BIN)/python bench/dense_recall.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/dense.json
 	$(BIN)/python bench/profile_search.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/profile.txt
 	$(BIN)/python bench/answer_sizes.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/answers.json
+	$(if $(CORPUS),,$(BIN)/python bench/outline_eval.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/outline.json)
+	$(if $(CORPUS),,$(BIN)/python bench/financials_eval.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/facts.json)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:

@@ -35,7 +35,8 @@ def _same_label(gold: str, row: FinancialRow) -> bool:
 
 
 def _period_words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+    """A header compared without punctuation and spacing ('2019 年度' is '2019年度')."""
+    return re.sub(r"[\W_]+", "", text.lower())
 
 
 def judge(gold: dict[str, str], rows: list[FinancialRow]) -> str:
@@ -52,6 +53,25 @@ def judge(gold: dict[str, str], rows: list[FinancialRow]) -> str:
     return "found" if any(r.verified for r in right) else "unverified"
 
 
+CORE = ("revenue", "net_income", "eps_diluted", "total_assets", "operating_cash_flow", "capex")
+FILINGS = {"10-K", "10-Q", "年报"}
+
+
+def coverage(kb: KnowledgeBase) -> dict[str, list[int]]:
+    """Per core concept: in how many annual/quarterly filings (10-K, 10-Q, 年报 of a known fiscal year) a row of
+    it for the filing's own fiscal year is found (net income attributable to the parent counts as net income)."""
+    counts = {concept: [0, 0] for concept in CORE}
+    for meta in kb.documents():
+        if meta.form not in FILINGS or meta.year is None:
+            continue
+        own = {r.concept for r in kb.financial_rows(meta.document) if r.fiscal_year == meta.year}
+        own |= {"net_income"} if "net_income_attributable" in own else set()
+        for concept in CORE:
+            counts[concept][0] += concept in own
+            counts[concept][1] += 1
+    return counts
+
+
 def evaluate(index: Path, gold: Path) -> dict[str, object]:
     kb = KnowledgeBase.open(index, default_cache_dir(), with_embedder=False)
     facts = [json.loads(line) for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -63,6 +83,7 @@ def evaluate(index: Path, gold: Path) -> dict[str, object]:
         if verdict != "found":
             misses.append({**fact, "verdict": verdict})
     return {
+        "coverage": coverage(kb),
         "facts": len(facts),
         "found": sum(sum(v) for v in by_language.values()),
         "by_language": {language: [sum(v), len(v)] for language, v in by_language.items()},
@@ -74,15 +95,24 @@ def markdown(result: dict[str, object]) -> list[str]:
     total, found = result["facts"], result["found"]
     assert isinstance(total, int) and isinstance(found, int) and isinstance(result["by_language"], dict)
     languages = ", ".join(f"{language} {ok}/{n}" for language, (ok, n) in result["by_language"].items())
+    covered = result.get("coverage", {})
+    assert isinstance(covered, dict)
     return [
         "## Financial statements: facts as data",
         "",
-        f"`bench/financials_eval.py` on the dev index: **{found} of {total}** gold statement facts returned by "
+        "`bench/financials_eval.py --index INDEX` (an index of `../shared/eval/dev`): "
+        f"**{found} of {total}** gold statement facts returned by "
         f"get_financials with the right value, period and page, verified at their boxes ({found / max(total, 1):.0%}; "
         f"target ≥ 90%) — {languages}. Gold: `bench/gold/facts.jsonl`, from pdfplumber's words by "
         "`bench/make_fact_gold.py` (revenue, net income, operating income, diluted EPS, total assets, current "
         "liabilities, operating cash flow and an investing line of 13 English filings — 10-K, 10-Q, two non-US annual "
         "reports — and a 年报's key data and statements).",
+        "",
+        "Core concepts found for the filing's own fiscal year, over every 10-K, 10-Q and 年报 of the dev set with a "
+        "known fiscal year: "
+        + ", ".join(f"{concept} {ok}/{n}" for concept, (ok, n) in covered.items())
+        + " (a miss is a total printed without a label, a bank's statements without the line, or a label the "
+        "concept file does not know).",
         "",
     ]
 

@@ -310,8 +310,8 @@ def get_financials(
     limit: Annotated[int, Field(ge=1, le=2000, description="rows returned at most")] = 200,
     detail: Annotated[Detail, DETAIL] = "compact",
 ) -> ToolResult:
-    if document is None and company is None:
-        raise ToolError("pass document (a file name from list_documents) or company")
+    if not (document or "").strip() and not (company or "").strip():
+        raise ToolError("pass document (a file name from list_documents) or company (a name, ticker or stock code)")
     return _answer(_call(loader, get_financials_tool, document, company, statement, items, year, limit), detail)
 
 

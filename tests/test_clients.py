@@ -24,7 +24,8 @@ CLIENTS = ROOT / ".cache" / "clients"
 INSPECTOR = CLIENTS / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 CLIENT_PYTHON = CLIENTS / "venv" / "bin" / "python"
 COMPACT_SEARCH = 8_000
-TOOLS = {"list_documents", "search_reports", "get_page", "locate_quote", "render_page", "get_outline", "read_section"}
+TOOLS = {"list_documents", "search_reports", "get_page", "locate_quote", "render_page", "get_outline", "read_section",
+         "get_financials"}  # fmt: skip
 
 
 def _server(index: Path, cache: Path) -> list[str]:

@@ -138,6 +138,21 @@ def test_read_section(server, samples_index_dir, cache_dir, document, section, c
         assert document == SIFANG.name and result.structured_content["text"]
 
 
+@quick
+@given(document=documents, company=st.one_of(st.none(), nasty_text),
+       statement=st.one_of(st.none(), nasty_text, st.sampled_from(["income", "balance", "cash_flow", "key_data"])),
+       items=st.one_of(st.none(), st.lists(st.one_of(nasty_text, st.sampled_from(["营业收入", "revenue"])),
+                                            max_size=40)),
+       year=st.one_of(st.none(), numbers), limit=st.one_of(numbers, st.just(3)))  # fmt: skip
+def test_get_financials(server, samples_index_dir, cache_dir, document, company, statement, items, year, limit) -> None:  # type: ignore[no-untyped-def]
+    arguments = {"document": document, "company": company, "statement": statement, "items": items, "year": year,
+                 "limit": limit}  # fmt: skip
+    result = _call(server, samples_index_dir, cache_dir, "get_financials", arguments)
+    if not result.is_error:
+        rows = result.structured_content["rows"]
+        assert rows and len(rows) <= limit and all(row["page"] >= 1 and row["bboxes"] for row in rows)
+
+
 @settings(max_examples=EXAMPLES // 3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(document=documents, page=numbers, quote=st.one_of(st.none(), nasty_text),
        dpi=st.one_of(st.integers(min_value=-1000, max_value=100000), st.sampled_from([36, 72, 300, 301])))  # fmt: skip

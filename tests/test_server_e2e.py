@@ -81,6 +81,7 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
         "render_page",
         "get_outline",
         "read_section",
+        "get_financials",
     }
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True

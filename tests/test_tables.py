@@ -12,7 +12,8 @@ from indexer.core.models import Box, Line, Page, Span, Table
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
-from indexer.ingest.tables import check_totals, find_tables, split_line
+from indexer.ingest.table_lines import split_line
+from indexer.ingest.tables import check_totals, find_tables
 from indexer.search.retrieve import search
 from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, text_under
 

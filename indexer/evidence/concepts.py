@@ -15,9 +15,11 @@ from indexer.core.text import CJK_RANGE
 from indexer.core.tokenize import normalize_text
 
 MAX_LABEL_CHARS = 300  # labels are cut to this before matching (the patterns are ours; the text is the filing's)
+_BRACKET_MARKS = re.compile(r"[()（）\[\]]")
 _BRACKETED = re.compile(r"[(（\[][^()（）\[\]]{0,80}[)）\]]")
 _PREFIX = re.compile(r"^\s*(?:[一二三四五六七八九十]+\s*[、.]|[(（][一二三四五六七八九十\d]+[)）]|\d+\s*[.、])\s*")
 _CN_LEAD = re.compile(r"^\s*(?:其中|加|减|包括)\s*[:：]\s*")
+_NOTE_REF = re.compile(r"[一二三四五六七八九十]+、\s*\d+(?:\s*[(（]\d+[)）])?")  # a 年报's note column: 七、61
 _FOOTNOTE = re.compile(r"(?:\s*\(\d\)|\s\d{1,2}|[¹²³⁴⁵⁶⁷⁸⁹*†])+$")
 _BETWEEN_CJK = re.compile(f"(?<=[{CJK_RANGE}]) (?=[{CJK_RANGE}])")
 
@@ -33,7 +35,7 @@ def normalise_label(label: str) -> str:
     """A label as the concept patterns read it: 'Net cash provided by (used in) operating activities¹' → 'net cash
     provided by used in operating activities'; '其中：营业收入' → '营业收入'; '一、营业总收入' → '营业总收入'."""
     text = normalize_text(label[:MAX_LABEL_CHARS]).lower().replace("’", "'")
-    text = _CN_LEAD.sub("", _PREFIX.sub("", text))
+    text = _CN_LEAD.sub("", _PREFIX.sub("", _NOTE_REF.sub(" ", text)))
     text = _FOOTNOTE.sub("", _BRACKETED.sub(" ", text))
     text = " ".join(re.sub(r"[^\w%]+", " ", text.replace("'s", "s")).split())
     return _BETWEEN_CJK.sub("", text)
@@ -57,11 +59,13 @@ def concept_names() -> list[str]:
 
 
 def concept_of(label: str, statement: str) -> str | None:
-    """The concept a row labelled ``label`` in ``statement`` reports; None when no pattern matches."""
-    text = normalise_label(label)
-    return next(
-        (c.name for c in concepts() if statement in c.statements and c.pattern.fullmatch(text) is not None), None
-    )
+    """The concept a row labelled ``label`` in ``statement`` reports; None when no pattern matches. Bracketed words
+    are read too when the label without them matches nothing ('Net earnings per share (Diluted)')."""
+    for text in (normalise_label(label), normalise_label(_BRACKET_MARKS.sub(" ", label))):
+        found = next((c.name for c in concepts() if statement in c.statements and c.pattern.fullmatch(text)), None)
+        if found is not None:
+            return found
+    return None
 
 
 def concepts_named(item: str) -> set[str]:

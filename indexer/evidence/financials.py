@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from indexer.core.errors import NotFoundError, shown
 from indexer.core.figures import parse_value as parse_cell_value
-from indexer.core.models import Box, Cell, Page, Table, TableRow
+from indexer.core.models import Box, Cell, Page, Span, Table, TableRow
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.outline import Section
@@ -43,6 +43,7 @@ _HEADER_LIKE = re.compile(
 _PER_SHARE = re.compile(r"per (common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
 _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
 _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
+STATEMENT_PAGES = 4  # a primary statement fills at most this many pages (a 年报's balance sheet takes three)
 UNIT_LINES = 8  # lines above a table read for its unit
 HEADER_BAND = 30.0  # points below a table's top where header rows (and a unit note beside them) may stand
 HEADER_CHARS = 40  # a column header span is at most this long
@@ -128,20 +129,33 @@ def _stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
     headers = []
     for column in range(width):
         x0, x1 = ranges.get(column, (0.0, 0.0))
+        centre = (x0 + x1) / 2
         above = [s for s in spans if x1 > x0 and s.box.x0 - HEADER_SLACK <= x1 and x0 <= s.box.x1 + HEADER_SLACK]
-        nearest = max((s.box.top for s in above), default=0.0)
-        stacked = [s for s in above if s.box.top >= nearest - HEADER_STACK]
-        headers.append(" ".join(s.text.strip() for s in sorted(stacked, key=lambda s: (s.box.top, s.box.x0))))
+        by_line: dict[float, Span] = {}  # on each printed line, the header nearest the column's centre
+        for span in above:
+            top = round(span.box.top)
+            best = by_line.get(top)
+            if best is None or abs((span.box.x0 + span.box.x1) / 2 - centre) < abs(
+                (best.box.x0 + best.box.x1) / 2 - centre
+            ):
+                by_line[top] = span
+        nearest = max(by_line, default=0.0)
+        stacked = [by_line[top] for top in sorted(by_line) if top >= nearest - HEADER_STACK]
+        headers.append(" ".join(s.text.strip() for s in stacked))
     return tuple(headers)
 
 
 def _headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, ...]:
-    """The table's column headers; where none of them names a period, the headers stacked above its columns."""
+    """The table's column headers; a column whose header names no period takes the header stacked above its
+    figures, where that one does."""
     columns = tuple(table.columns)
-    if any(column_period(header, report) for header in columns):
+    if all(column_period(header, report) for header in columns):
         return columns
     stacked = _stacked_headers(page, table, len(columns))
-    return stacked if any(column_period(header, report) for header in stacked) else columns
+    return tuple(
+        header if column_period(header, report) or not column_period(above, report) else above
+        for header, above in zip(columns, stacked, strict=True)
+    )
 
 
 def statement_tables(
@@ -155,7 +169,8 @@ def statement_tables(
         following = sections[position + 1] if position + 1 < len(sections) else None
         unit: Unit | None = None
         previous: dict[int, tuple[str, ...]] = {}
-        for number in range(section.page_start, section.page_end + 1):
+        last = min(section.page_end, section.page_start + STATEMENT_PAGES - 1)  # the tables after it are others
+        for number in range(section.page_start, last + 1):
             page = page_of(number)
             for table in _within(page, section, following):
                 unit = _table_unit(page, table, unit, language)

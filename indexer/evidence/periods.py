@@ -119,17 +119,17 @@ def column_period(header: str, report: ReportPeriod) -> Period | None:
     if not text or _NOT_PERIOD.search(text):
         return None
     months = _months(text)
+    years = {int(year) for year in _YEAR.findall(text)} | {2000 + int(y) for y in _SHORT_FY.findall(text)}
+    if len(years) > 1:
+        return None  # "2023 vs 2022", "November 27, 2016 2015": a comparison or two columns' headers run together
     if end := _date_in(text):
         return Period(end, fiscal_year_of(end, report), months)
     if found := _CN_QUARTER.search(text) or _EN_QUARTER.search(text):
         return _quarter(found, report)
-    years = {int(year) for year in _YEAR.findall(text)} | {2000 + int(y) for y in _SHORT_FY.findall(text)}
-    if len(years) == 1:
+    if years:
         year = years.pop()
         end = _shifted(report.end, year - report.fiscal_year) if report.end and report.fiscal_year else None
         return Period(end, year, months or (None if "末" in text else 12))
-    if years:
-        return None  # "2023 vs 2022", "2019-2021": a comparison, not a period
     relative = 0 if _CURRENT.search(text) else -1 if _PREVIOUS.search(text) else None
     if relative is None or report.fiscal_year is None:
         return None

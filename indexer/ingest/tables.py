@@ -13,88 +13,26 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from indexer.core.figures import DASH, is_value, parse_value
+from indexer.core.figures import DASH, parse_value
 from indexer.core.geometry import TABLE_LINE_PT
 from indexer.core.models import Box, Cell, Line, Page, Span, Table, TableRegion, TableRow
 from indexer.core.text import CJK_RANGE, FULLWIDTH_RANGE
 from indexer.core.tokenize import normalize_text
+from indexer.ingest.table_lines import LineSplit, split_line
 
-_CURRENCY = re.compile(r"^[$¥€£]$")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
 _TOTAL = re.compile(r"^\s*(?:total|合计|总计|小计)", re.I)
 # A unit or currency note ("单位：元", "币种：人民币", "(in millions)") printed above a table is not a column header.
 _UNIT_NOTE = re.compile(r"^\s*(?:单位|币种)\s*[:：]|^\(?\$?\s*in (?:millions|thousands|billions)\b", re.I)
 # A run of at least this many value lines is a table even where the parser marked none.
 MIN_RUN = 3
+WRAPPED_LINES = 12  # label-only lines a run of value lines may hold between two (wrapped labels, empty items)
+_CONTINUED = re.compile(r"(?:\b(?:and|of|or|in|to|for|from|by|the|net)|[,，、/])$", re.I)
+_LOWER_START = re.compile(r"^\s*[a-z]")
 # Header lines looked at above a table's first row, and how far above them a title may be.
 HEADER_LINES = 4
 TITLE_REACH = 40.0
 # Two value spans share a column when they overlap by this share of the narrower one.
 COLUMN_OVERLAP = 0.3
-
-
-@dataclass
-class _Split:
-    """A line cut into its label (spans left of the first figure) and its figures (a currency sign kept)."""
-
-    line: Line
-    label: list[Span]
-    values: list[tuple[str, list[Span]]]
-
-    @property
-    def header_like(self) -> bool:
-        """Only years and no label: a header row such as '2019  2018  2017'."""
-        return not self.label and all(_YEAR.match(text) for text, _ in self.values)
-
-
-# A figure a parser may have merged into one text run with its label ('Net Revenue $ 86,392 $ 79,474 $'): thousands
-# separators, decimals or brackets — never a bare number such as a year in 'Notes due 2025'.
-_MERGED_FIGURE = re.compile(r"^\(?[$¥€£]?\(?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\)?$")
-
-
-def _pieces(span: Span) -> list[Span]:
-    """A text run whose trailing words are figures ('Net Revenue $ 86,392 $ 79,474 $', '86,392 $') split into its
-    label and each figure, each piece boxed by its share of the characters. Figures inside a label ('… 217.9 million
-    shares, respectively') stay where they are."""
-    tokens = list(re.finditer(r"\S+", span.text))
-    start = len(tokens)
-    while start > 0 and (_MERGED_FIGURE.match(tokens[start - 1].group()) or _CURRENCY.match(tokens[start - 1].group())):
-        start -= 1
-    if len(tokens) < 2 or not any(_MERGED_FIGURE.match(t.group()) for t in tokens[start:]):
-        return [span]
-    groups = ([tokens[:start]] if start else []) + [[token] for token in tokens[start:]]
-    width, length = span.box.x1 - span.box.x0, max(len(span.text), 1)
-    return [
-        Span(
-            text=span.text[g[0].start() : g[-1].end()],
-            box=Box(
-                page=span.box.page,
-                top=span.box.top,
-                bottom=span.box.bottom,
-                x0=span.box.x0 + width * g[0].start() / length,
-                x1=span.box.x0 + width * g[-1].end() / length,
-            ),
-        )
-        for g in groups
-    ]
-
-
-def split_line(line: Line) -> _Split:
-    label: list[Span] = []
-    values: list[tuple[str, list[Span]]] = []
-    pending: list[Span] = []  # a currency sign waiting for its figure
-    for span in [piece for printed in line.spans for piece in _pieces(printed)]:
-        if _CURRENCY.match(span.text.strip()):
-            pending.append(span)
-        elif is_value(span.text):
-            prefix = "".join(s.text.strip() for s in pending)
-            values.append((prefix + span.text.strip(), [*pending, span]))
-            pending = []
-        elif not values:
-            label.extend(pending)
-            label.append(span)
-            pending = []
-    return _Split(line, label, values)
 
 
 def _union(boxes: list[Box]) -> Box:
@@ -113,7 +51,7 @@ def _line_boxes(spans: list[Span]) -> list[Box]:
     return [_union(boxes) for _, boxes in sorted(by_line.items())]
 
 
-def _columns(splits: list[_Split]) -> list[tuple[float, float]]:
+def _columns(splits: list[LineSplit]) -> list[tuple[float, float]]:
     """x-ranges of the value columns: value spans clustered where they overlap (right-aligned figures do); a
     cluster of nil dashes alone (printed a little right of the figures) joins the nearest column."""
     spans = sorted(
@@ -195,10 +133,10 @@ class _Region:
     bands: list[tuple[float, float]] = field(default_factory=list)
 
 
-def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, _Split]) -> list[_Region]:
+def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, LineSplit]) -> list[_Region]:
     body = [line for line in page.lines if not line.furniture]
+    claimed: list[tuple[list[int], TableRegion]] = []
     taken: set[int] = set()
-    regions: list[_Region] = []
     for table in sorted(parsed, key=lambda t: t.box.top):
         block = table.box
         inside = [
@@ -210,29 +148,110 @@ def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, _Split]) -
             and line.box.x1 <= block.x1 + 2
         ]
         if inside:
-            # value lines printed just below the parser's box belong to it (a totals row it left out)
-            last = inside[-1]
-            while last + 1 < len(body) and last + 1 not in taken and splits[id(body[last + 1])].values:
-                gap = body[last + 1].box.top - body[last].box.bottom
-                if gap > 2.5 * max(body[last].box.bottom - body[last].box.top, 1.0):
-                    break
-                last += 1
-                inside.append(last)
             taken.update(inside)
-            regions.append(_Region([body[i] for i in inside], list(table.row_bands)))
-    run: list[int] = []
-    for i, line in enumerate([*body, None]):  # type: ignore[list-item]
-        if line is not None and i not in taken and splits[id(line)].values:
-            run.append(i)
+            claimed.append((inside, table))
+    regions: list[_Region] = []
+    owner = {i: n for n, (inside, _) in enumerate(claimed) for i in inside}
+    merged: set[int] = set()
+    for n, (inside, table) in enumerate(claimed):
+        if n in merged:
             continue
-        if len(run) >= MIN_RUN:
-            regions.append(_Region([body[j] for j in run]))
-        run = []
+        bands = list(table.row_bands)
+        while True:
+            # the next parser block, when its first line is a value line printed right below: one table cut in two
+            after = inside[-1] + 1
+            if (
+                after in owner
+                and owner[after] > n
+                and splits[id(body[after])].values
+                and _close(body[after - 1], body[after])
+            ):
+                merged.add(owner[after])
+                inside.extend(claimed[owner[after]][0])
+                bands.extend(claimed[owner[after]][1].row_bands)
+                continue
+            # value lines below the block (a totals row it left out, items it skipped), across label-only lines
+            found = _next_value_line(body, after, taken, splits)
+            if found is None:
+                break
+            inside.extend(range(after, found + 1))
+            taken.update(inside)
+        regions.append(_Region([body[i] for i in inside], bands))
+    for run in _value_runs(body, taken, splits):
+        lines = [body[j] for j in run]
+        regions.append(_Region(lines, _wrapped_bands(lines, splits)))
     regions.sort(key=lambda r: r.lines[0].box.top)
     return regions
 
 
-def _rows_of(region: _Region, splits: dict[int, _Split]) -> list[list[Line]]:
+def _close(above: Line, below: Line) -> bool:
+    return below.box.top - above.box.bottom <= 2.5 * max(above.box.bottom - above.box.top, 1.0)
+
+
+def _next_value_line(body: list[Line], start: int, taken: set[int], splits: dict[int, LineSplit]) -> int | None:
+    """The value line at ``start``, or after up to WRAPPED_LINES label-only lines from there, all printed close
+    together and none in another table; None when there is none."""
+    for i in range(start, min(start + WRAPPED_LINES + 1, len(body))):
+        if i in taken or (i > 0 and not _close(body[i - 1], body[i])):
+            return None
+        if splits[id(body[i])].values:
+            return i
+    return None
+
+
+def _value_runs(body: list[Line], taken: set[int], splits: dict[int, LineSplit]) -> list[list[int]]:
+    """Runs of at least MIN_RUN value lines the parser did not mark; label-only lines between two value lines
+    (a label wrapped over lines, items without figures) do not end a run."""
+    runs: list[list[int]] = []
+    i = 0
+    while i < len(body):
+        if i in taken or not splits[id(body[i])].values:
+            i += 1
+            continue
+        run = [i]
+        while (found := _next_value_line(body, run[-1] + 1, taken, splits)) is not None:
+            run.extend(range(run[-1] + 1, found + 1))
+        if sum(bool(splits[id(body[j])].values) for j in run) >= MIN_RUN:
+            runs.append(run)
+        i = run[-1] + 1
+    return runs
+
+
+def _continues(above: LineSplit) -> bool:
+    """Whether a label goes on on the next line: an open bracket not closed, or a trailing 'and'/'of'/comma."""
+    text = " ".join(span.text for span in above.label).strip()
+    opened = text.count("(") + text.count("（") > text.count(")") + text.count("）")
+    return opened or bool(_CONTINUED.search(text))
+
+
+def _wrapped_bands(lines: list[Line], splits: dict[int, LineSplit]) -> list[tuple[float, float]]:
+    """One band per row of an unmarked run. A label-only line finishes the label above it when that one is left open
+    ('投资收益（损失以"－"号填' / '列）'), starts the label of the value line below when it is left open itself or
+    that line goes on in lower case ('Net cash provided by' / 'operating activities  1,234'), and is a row of its
+    own otherwise (an item printed without figures, a group label such as 'Current assets:')."""
+    if all(splits[id(line)].values for line in lines):
+        return []
+    rows: list[list[Line]] = []
+    pending: list[Line] = []
+    for index, line in enumerate(lines):
+        split = splits[id(line)]
+        following = lines[index + 1] if index + 1 < len(lines) else None
+        if split.values:
+            rows.append([*pending, line])
+            pending = []
+        elif rows and not pending and splits[id(rows[-1][-1])].values and _continues(splits[id(rows[-1][-1])]):
+            rows[-1].append(line)
+        elif following is not None and (_continues(split) or _LOWER_START.match(following.text)):
+            pending.append(line)
+        else:
+            rows.extend([pending, [line]] if pending else [[line]])
+            pending = []
+    if pending:
+        rows.append(pending)
+    return [(min(x.box.top for x in row), max(x.box.bottom for x in row)) for row in rows]
+
+
+def _rows_of(region: _Region, splits: dict[int, LineSplit]) -> list[list[Line]]:
     """Printed lines grouped into table rows: by the parser's row bands, split where a band holds two rows."""
     groups: list[list[Line]] = []
     band_of: dict[int, list[Line]] = {}
@@ -275,7 +294,7 @@ def _above(page: Page, first: Line, limit: int) -> list[Line]:
     return found
 
 
-def _cells(valued: list[_Split], columns: list[tuple[float, float]], headers: list[str]) -> list[Cell]:
+def _cells(valued: list[LineSplit], columns: list[tuple[float, float]], headers: list[str]) -> list[Cell]:
     """The row's figures by column; two pieces of one line in one column are one figure ('98' '452')."""
     merged: dict[int, tuple[str, list[Span]]] = {}
     for split in valued:
@@ -293,7 +312,7 @@ def _cells(valued: list[_Split], columns: list[tuple[float, float]], headers: li
     ]
 
 
-def _make_table(page: Page, region: _Region, used: set[int], splits: dict[int, _Split]) -> Table | None:
+def _make_table(page: Page, region: _Region, used: set[int], splits: dict[int, LineSplit]) -> Table | None:
     value_splits = [s for s in (splits[id(line)] for line in region.lines) if s.values and not s.header_like]
     if len(value_splits) < 2:
         return None
