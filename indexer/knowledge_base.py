@@ -24,6 +24,7 @@ from indexer.evidence.financials import (
 from indexer.evidence.outline import Section, SectionText, find_section, outline, section_lines, section_piece
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
+from indexer.evidence.xbrl import attach, facts_of
 from indexer.index.reader import (
     LoadedIndex,
     document_meta,
@@ -32,7 +33,7 @@ from indexer.index.reader import (
     load_index,
     pdf_path,
 )
-from indexer.index.store import Manifest
+from indexer.index.store import Manifest, source_file
 from indexer.search.filters import filter_documents
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.retrieve import DEFAULT_OPTIONS, SearchOptions, SearchOutcome, run_search
@@ -46,8 +47,9 @@ class KnowledgeBase:
     Every method validates its document name and page number and raises a :class:`~indexer.core.errors.FilingsError`
     that says what to do instead."""
 
-    def __init__(self, index: LoadedIndex) -> None:
+    def __init__(self, index: LoadedIndex, cache_dir: Path | None = None) -> None:
         self.index = index
+        self.cache_dir = cache_dir  # where derived data (an HTML filing's XBRL facts) is kept between runs
         self._outlines: dict[str, list[Section]] = {}
         self._financials: dict[str, list[FinancialRow]] = {}
         self._lock = threading.Lock()
@@ -59,7 +61,7 @@ class KnowledgeBase:
         """Load the version published at ``folder`` (taking the tokenizer and embedder of ``previous``, an earlier
         version of the same index, when they are the same)."""
         earlier = previous.index if previous is not None else None
-        return cls(load_index(folder, cache_dir, with_embedder=with_embedder, previous=earlier))
+        return cls(load_index(folder, cache_dir, with_embedder=with_embedder, previous=earlier), cache_dir)
 
     @property
     def folder(self) -> Path:
@@ -151,6 +153,9 @@ class KnowledgeBase:
         key_pages = key_data_pages(sections, lambda n: self.tables(document, n), meta.pages)
         found += key_data_tables((page_of(n) for n in key_pages), meta.language, report)
         rows = [row for table in found for row in table_rows(document, table, report)]
+        original = source_file(self.folder, meta)
+        if rows and meta.source_format == "html" and original.is_file():
+            rows = attach(rows, facts_of(original, meta.sha256, self.cache_dir))
         with self._lock:
             if len(self._financials) >= OUTLINES_CACHED:
                 self._financials.pop(next(iter(self._financials)))

@@ -64,6 +64,9 @@ def get_financials_tool(
     unverified = sum(not row.verified for row in rows[:limit])
     if unverified:
         notes.append(f"{unverified} row(s) not verified at their boxes: check them with get_page before quoting")
+    differs = sum(row.xbrl_agrees is False for row in rows[:limit])
+    if differs:
+        notes.append(f"{differs} printed figure(s) differ from the value the filer tagged in XBRL (xbrl_value)")
     return Financials(rows=rows[:limit], documents=documents, total_rows=len(rows), note="; ".join(notes) or None)
 
 

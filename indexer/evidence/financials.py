@@ -37,8 +37,12 @@ _KEY_DATA = re.compile(
 _PARENT_ONLY = re.compile(r"^母公司|parent company only", re.I)
 _AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
 _HEADER_LIKE = re.compile(
+    r"\b(?:three|six|nine|twelve|thirteen|\d{1,2})\s+(?:months|weeks)\b|\byears?\s+ended\b|"
     r"(?<!\d)(?:19|20)\d\d(?!\d)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|本期|上期|期末|期初|本年|上年",
     re.I,
+)
+_SHARE_COUNT = re.compile(
+    r"weighted[- ]average|number of (?:common |ordinary )?shares|shares (?:outstanding|used)", re.I
 )
 _PER_SHARE = re.compile(r"per (common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
 _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
@@ -73,6 +77,15 @@ class FinancialRow(BaseModel):
     unit: str = Field(description="currency, per_share (currency per share), shares or percent")
     currency: str | None = Field(description="ISO code (USD, CNY, EUR …) when the statement or document names it")
     verified: bool = Field(description="the printed figure was found again at its box on the page")
+    xbrl_concept: str | None = Field(
+        default=None, description="for an EDGAR HTML filing: the inline XBRL concept tagged for this figure"
+    )
+    xbrl_value: str | None = Field(default=None, description="the tagged value in units (scale and sign applied)")
+    xbrl_agrees: bool | None = Field(
+        default=None,
+        description="true: the tagged value equals the printed one; false: the filer tagged this row's concept for "
+        "this period with another value (check the page); null: no tagged fact found",
+    )
     boxes: list[Box] = Field(serialization_alias="bboxes", description="the label's boxes, then the value cell's")
     page_width: float
     page_height: float
@@ -96,11 +109,13 @@ def _lines_above(page: Page, table: Table) -> str:
 
 
 def _table_unit(page: Page, table: Table, carried: Unit | None, language: str | None) -> Unit:
-    """The unit a table declares above it (title first), else the statement's so far, else the document's currency."""
+    """The unit a table declares above it (title first), else the statement's so far (a scale stated once on the
+    statement's first page; a currency sign alone does not undo it), else the document's currency."""
     declared = declared_unit(f"{table.title or ''}\n{_lines_above(page, table)}")
-    if declared is not None and declared.currency is None:
-        declared = Unit(declared.power, declared.name, carried.currency if carried else None, declared.share_power)
-    unit = declared or carried or Unit()
+    unit = carried or Unit()
+    if declared is not None:
+        scaled = declared if declared.name else unit
+        unit = Unit(scaled.power, scaled.name, declared.currency or unit.currency, scaled.share_power)
     if unit.currency is None:
         cells = " ".join(cell.text for row in table.rows[:5] for cell in row.cells)
         guess = currency(cells) or ("CNY" if language == "zh" else None)
@@ -167,7 +182,9 @@ def statement_tables(
         if statement is None or _PARENT_ONLY.search(section.title):
             continue
         following = sections[position + 1] if position + 1 < len(sections) else None
-        unit: Unit | None = None
+        heading = [line.text for line in page_of(section.page_start).lines if not line.furniture]
+        # the unit printed under the heading ("(In millions)"), though the table may start on the next page
+        unit = declared_unit("\n".join(heading[section.line : section.line + UNIT_LINES]))
         previous: dict[int, tuple[str, ...]] = {}
         last = min(section.page_end, section.page_start + STATEMENT_PAGES - 1)  # the tables after it are others
         for number in range(section.page_start, last + 1):
@@ -229,7 +246,9 @@ def _compact(text: str) -> str:
 def _value(cell: Cell, label: str, unit: Unit) -> tuple[str | None, str]:
     """The cell's value in units and what the unit is: per-share and percentages as printed, shares in their scale."""
     number = parse_cell_value(cell.text)
-    if _PER_SHARE.search(label):
+    if _SHARE_COUNT.search(label):
+        kind, multiplier = "shares", unit.shares_multiplier
+    elif _PER_SHARE.search(label):
         kind, multiplier = "per_share", Decimal(1)
     elif _PERCENT.search(label) or cell.text.strip().endswith(("%", "％")):
         kind, multiplier = "percent", Decimal(1)
