@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,11 @@ def test_a_figure_in_its_row_and_column_is_verified(
     assert found.verified and found.match == "table_cell" and where in found.note
     figure = "".join(c for c in found.matched_text if c.isdigit())
     assert "".join(c for c in text_under(pdf, page, found.boxes[:1], level="chars") if c.isdigit()) == figure
-    assert len(found.boxes) >= 2  # the value's box and the row label's
+    # then the row label's boxes and the column header's: what pdfplumber reads under the latter is the header
+    header = re.search(r"under '(.*)'$", found.note or "")
+    assert header is not None and len(found.boxes) >= 3
+    under = text_under(pdf, page, [b for b in found.boxes[1:] if b.top < found.boxes[0].top - 2])
+    assert re.sub(r"\s+", "", under) == re.sub(r"\s+", "", header.group(1))
 
 
 def test_a_figure_in_another_row_or_column_is_not_verified_and_the_note_says_where(samples_index: LoadedIndex) -> None:

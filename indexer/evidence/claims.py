@@ -19,6 +19,8 @@ from indexer.evidence.quotes import Located, figures
 from indexer.evidence.units import page_multiplier
 
 _SHOWN_PLACES = 3
+HEADER_REACH = 60.0  # points above a table where its column headers may be printed
+HEADER_STACK = 24.0  # points between the lines of one stacked column header
 
 
 def _words(text: str) -> str:
@@ -27,6 +29,7 @@ def _words(text: str) -> str:
 
 @dataclass(frozen=True)
 class _Place:
+    table: Table
     row: TableRow
     cell: Cell
 
@@ -46,7 +49,7 @@ def _places(tables: list[Table], values: set[Decimal]) -> list[_Place]:
         for row in table.rows:
             for cell in row.cells:
                 if any(abs(number) in values for number in figures(cell.text)):
-                    found.append(_Place(row, cell))
+                    found.append(_Place(table, row, cell))
     return found
 
 
@@ -71,7 +74,7 @@ def check_claim(page: Page, quote: str, label: str | None, period: str | None) -
     exact = [place for place in places if fits(place)]
     if len(exact) == 1:
         place = exact[0]
-        boxes = [*place.cell.boxes, *_label_boxes(place.row)]
+        boxes = [*place.cell.boxes, *_label_boxes(place.row), *_header_boxes(page, place)]
         return Located(
             verified=True, match="table_cell", matched_text=place.cell.text, boxes=boxes, page=page.number,
             note=f"{place.cell.text} is in {place.where}",
@@ -98,6 +101,28 @@ def check_claim(page: Page, quote: str, label: str | None, period: str | None) -
         "label and period"
     )
     return Located(verified=False, match="none", matched_text="", boxes=[], page=page.number, note=note)
+
+
+def _header_boxes(page: Page, place: _Place) -> list[Box]:
+    """The boxes of the column header printed over the cell: the nearest spans above it, over its column, whose text
+    is part of the cell's header, with the header lines stacked just above them ('Three Months Ended' over
+    'July 29, 2023'; a second header row inside the table, such as 2019年末, before the first one's 2019年)."""
+    header = _compact(place.cell.header)
+    if not header or not place.cell.boxes:
+        return []
+    top, x0, x1 = place.cell.boxes[0].top, place.cell.boxes[0].x0, place.cell.boxes[0].x1
+    found = [
+        span.box for line in page.lines if not line.furniture and line.box.bottom <= top + 1
+        and line.box.top >= place.table.box.top - HEADER_REACH
+        for span in line.spans
+        if span.box.x0 <= x1 + 1 and x0 <= span.box.x1 + 1 and _compact(span.text) and _compact(span.text) in header
+    ]  # fmt: skip
+    nearest = max((box.top for box in found), default=0.0)
+    return [box for box in found if box.top >= nearest - HEADER_STACK]
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"\s+", "", text)
 
 
 def _label_boxes(row: TableRow) -> list[Box]:
