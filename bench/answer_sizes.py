@@ -61,7 +61,20 @@ async def _measure(index: Path, cache: Path) -> dict[str, Any]:
                 document=document, page=number, page_text_chars=own, text_chars=len(compact.content[0].text),
                 full_chars=len(full.content[0].text), limit=PAGE_FACTOR * own + PAGE_EXTRA,
             )  # fmt: skip
-    return {"index": str(index), "searches": searches, "pages": list(pages.values())}
+        financials = []
+        for document in dict.fromkeys(document for document, _ in pages):
+            for arguments in ({"statement": "income"}, {"items": ["revenue", "net_income", "total_assets"]}):
+                compact = await client.call_tool("get_financials", {"document": document, **arguments},
+                                                 raise_on_error=False)  # fmt: skip
+                if compact.is_error:
+                    continue  # a document without statements (a research note)
+                full = await client.call_tool("get_financials", {"document": document, **arguments, "detail": "full"})
+                financials.append({
+                    "document": document, "call": "statement" if "statement" in arguments else "items",
+                    "rows": len(compact.structured_content["rows"]), "text_chars": len(compact.content[0].text),
+                    "full_chars": len(full.content[0].text),
+                })  # fmt: skip
+    return {"index": str(index), "searches": searches, "pages": list(pages.values()), "financials": financials}
 
 
 def markdown(results: dict[str, Any]) -> list[str]:
@@ -101,6 +114,15 @@ def markdown(results: dict[str, Any]) -> list[str]:
             f"{statistics.median(fulls):,.0f} / {max(fulls):,} | {ratio:.2f}× page text | "
             f"{'met' if not over else f'**not met** on {len(over)}'} |"
         )
+    for call, what in (("statement", "income statement"), ("items", "revenue, net income, total assets")):
+        rows = [r for r in results.get("financials", []) if r["call"] == call]
+        if rows:
+            texts, fulls = [r["text_chars"] for r in rows], [r["full_chars"] for r in rows]
+            per_row = statistics.median(r["text_chars"] / max(r["rows"], 1) for r in rows)
+            lines.append(
+                f"| get_financials ({what}; the hits' documents) | {len(rows)} | {statistics.median(texts):,.0f} / "
+                f"{max(texts):,} | {statistics.median(fulls):,.0f} / {max(fulls):,} | {per_row:.0f} per row | |"
+            )
     return [*lines, ""]
 
 

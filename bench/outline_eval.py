@@ -26,7 +26,12 @@ def evaluate(index: Path, gold: Path) -> dict[str, object]:
     for row in rows:
         found = next((s for s in kb.outline(row["document"]) if s.key == row["key"]), None)
         exact = found is not None and found.page_start == row["page"]
-        kind = "年报 节" if row["key"].startswith("第") else "10-Q Item" if "10Q" in row["document"] else "10-K Item"
+        kind = (
+            "年报 节" if row["key"].startswith("第")
+            else "annual report section" if "_" in row["key"]
+            else "10-Q Item" if "10Q" in row["document"]
+            else "10-K Item"
+        )  # fmt: skip
         by_kind[kind].append(exact)
         if not exact:
             misses.append({**row, "found": found.page_start if found else None})
@@ -45,10 +50,11 @@ def markdown(result: dict[str, object]) -> list[str]:
     return [
         "## Outline: section start pages",
         "",
-        f"`bench/outline_eval.py` on the dev index: **{exact} of {total}** gold section starts found on the exact page "
+        "`bench/outline_eval.py --index INDEX` (an index of `../shared/eval/dev`): "
+        f"**{exact} of {total}** gold section starts found on the exact page "
         f"({exact / max(total, 1):.0%}; target ≥ 90%) — {kinds}. Gold: `bench/gold/sections.jsonl`, from pdfplumber's "
         "text by `bench/make_section_gold.py` (10-K Items 1, 1A, 7, 8 of 8 filings, 10-Q Item 2 of 2, the 12 节 of a "
-        "年报).",
+        "年报, and the sections printed once under their own titles in 4 annual reports of other countries).",
         "",
     ]
 

@@ -10,8 +10,10 @@ from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Line
 from indexer.evidence.outline import outline
 from indexer.index.reader import LoadedIndex
+from indexer.ingest.chunk import ChunkSettings, mark_furniture
+from indexer.ingest.parse import PdfParser
 from indexer.knowledge_base import KnowledgeBase
-from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG, call_tools
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, SHARED, SIFANG, call_tools
 
 
 def _sections(kb: KnowledgeBase, document: str) -> list[tuple[str, str, int, int, int]]:
@@ -41,6 +43,26 @@ def test_a_10q_outline_has_its_parts_items_and_statements(samples_index: LoadedI
     titles = {s.key: s.title for s in kb.outline(BESTBUY_10Q.name)}
     assert titles["2"].startswith("Item 2. Management's Discussion and Analysis")
     assert titles["balance_sheet"] == "Condensed Consolidated Balance Sheets"
+
+
+ETHERNITY = SHARED / "eval" / "dev" / "en" / "pdfs" / "erc_ethernity_networks_e51b7204.pdf"
+
+
+def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
+    """Ethernity Networks' annual report (AIM-listed, no Parts or Items): its sections by their own titles, the
+    statements beneath them — and not the "Balance Sheet" paragraph of its financial review (page 12)."""
+    pages = mark_furniture(PdfParser().parse(ETHERNITY), ChunkSettings())
+    sections = [(s.kind, s.key, s.level, s.page_start) for s in outline([page.lines for page in pages])]
+    assert sections[:5] == [
+        ("report", "chairmans_statement", 1, 5),
+        ("report", "ceo_review", 1, 6),
+        ("report", "management_report", 1, 8),
+        ("report", "governance", 1, 18),
+        ("report", "directors_report", 1, 24),
+    ]
+    statements = [(key, level, start) for kind, key, level, start in sections if kind == "statement"]
+    assert statements == [("balance_sheet", 2, 30), ("comprehensive_income", 2, 31), ("equity", 2, 32),
+                          ("cash_flow", 2, 33)]  # fmt: skip
 
 
 def test_a_chinese_annual_report_outline_has_its_chapters(samples_index: LoadedIndex) -> None:

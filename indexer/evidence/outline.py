@@ -60,7 +60,25 @@ _STATEMENT_TITLES: list[tuple[str, re.Pattern[str]]] = [
     ("cash_flow", re.compile(rf"^(?:合并|母公司)现金流量表{_AFTER}")),
     ("equity", re.compile(rf"^(?:合并|母公司)(?:所有者|股东)权益变动表{_AFTER}")),
 ]
-MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS = 70, 160, 40
+# The sections of an annual report without Parts and Items (UK, EU, Australian, Canadian …), by their usual titles.
+_REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
+    (key, re.compile(rf"^(?:{pattern})\s*(?:[(（][^)）]{{0,30}}[)）])?[.:]?$", re.I))
+    for key, pattern in (
+        ("strategic_report", r"strategic report"),
+        ("chairmans_statement", r"chair(?:man|woman|person)?'s (?:statement|letter|review|introduction)"),
+        ("ceo_review", r"chief executive(?: officer)?'s (?:review|statement|report|letter)"),
+        ("management_report", r"management'?s discussion and analysis(?: of [\w ,]+)?|management report|"
+                              r"operating and financial review|(?:business|operating|financial) review"),
+        ("risk_report", r"risk report|principal risks(?: and uncertainties)?|risk management(?: report)?"),
+        ("governance", r"corporate governance(?: report| statement)?|governance(?: report)?"),
+        ("directors_report", r"directors'? report"),
+        ("remuneration_report", r"(?:directors'? )?remuneration report"),
+        ("auditors_report", r"independent auditors?'? report(?: to the [\w ]+)?"),
+        ("financial_statements", r"(?:consolidated )?financial statements|financial report"),
+    )
+]  # fmt: skip
+MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS, MAX_REPORT_CHARS = 70, 160, 40, 80
+STATEMENT_GAP = 6  # pages within which the primary statements and their notes follow one another
 CONTENTS_LINES = 3  # a page with this many heading lines that end in page numbers is a contents page
 SECTION_CHARS = 12_000  # characters of text read_section returns per call
 
@@ -72,7 +90,9 @@ class Section(BaseModel):
     level: int = Field(description="1 Part / 节, 2 Item (or a statement in a 年报), 3 a statement inside an Item")
     page_start: int
     page_end: int
-    kind: str = Field(description="part, item, chapter (节), statement or notes")
+    kind: str = Field(
+        description="part, item, chapter (节), report (an annual report's own section), statement or notes"
+    )
     key: str = Field(description="what read_section accepts for it: '7', '1A', 'II', '第十节', 'balance_sheet'…")
     line: int = Field(default=0, exclude=True, description="the heading's line among the page's body lines")
 
@@ -140,6 +160,24 @@ def _in_order(candidates: list[_Candidate]) -> list[_Candidate]:
     return chain[::-1]
 
 
+def _reports(bodies: list[list[Line]]) -> list[_Candidate]:
+    """The sections of an annual report laid out by its own headings (Strategic report, Directors' report,
+    Management's discussion and analysis, Independent auditor's report …): a whole line, capitalised, outside the
+    contents pages, each at its first page."""
+    found: dict[str, _Candidate] = {}
+    for number, body in enumerate(bodies, start=1):
+        texts = [" ".join(line.text.split()) for line in body]
+        if sum(bool(ENDS_WITH_PAGE_REF.search(text)) for text in texts) >= CONTENTS_LINES:
+            continue
+        for index, text in enumerate(texts):
+            if len(text) > MAX_REPORT_CHARS or not text[:1].isupper():
+                continue
+            key = next((key for key, pattern in _REPORT_TITLES if pattern.match(text.replace("’", "'"))), None)
+            if key is not None and key not in found:
+                found[key] = _Candidate(number, index, text, "report", key, (0, 0, 0))
+    return sorted(found.values(), key=lambda c: (c.page, c.line))
+
+
 def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_Candidate]:
     """The first page of each primary statement and of the notes (each distinct heading once)."""
     found: list[_Candidate] = []
@@ -155,6 +193,15 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
     if any(_GROUP_WORD.search(c.title) for c in found if c.kind == "statement"):
         # a filing with consolidated statements: a bare "Statement of Earnings" is a note's or MD&A's sub-heading
         found = [c for c in found if c.kind != "statement" or _GROUP_WORD.search(c.title)]
+    heads = [c for c in found if c.kind == "statement"]
+    if len({c.key for c in heads}) > 1:
+        # the primary statements are printed together, before their notes: one with no other statement or notes
+        # heading within a few pages is a sub-heading elsewhere (a "Balance Sheet" paragraph in a financial review)
+        found = [
+            c for c in found
+            if c.kind != "statement"
+            or any(o.key != c.key and abs(o.page - c.page) <= STATEMENT_GAP for o in found if o.kind != "chapter")
+        ]  # fmt: skip
     first = next((c.page for c in found if c.kind == "statement"), None)
     seen: set[str] = set()
     kept = []
@@ -179,11 +226,16 @@ def outline(pages: list[list[Line]]) -> list[Section]:
             candidates.extend(found)
     structural = _in_order([c for c in candidates if c.kind != "chapter"])
     structural += _in_order([c for c in candidates if c.kind == "chapter"])
+    structural = structural or _reports(bodies)  # an annual report of another country: its own sections
     statements = _statements(bodies, {(c.page, c.line) for c in structural})
+    first = min((c.page for c in statements if c.kind == "statement"), default=len(bodies) + 1)
+    # the financial statements part holds the statements: a "Financial statements" line after them is no heading
+    structural = [c for c in structural if c.key != "financial_statements" or c.page <= first]
     ordered = sorted([*structural, *statements], key=lambda c: (c.page, c.line))
-    # a statement sits under Item 8 (level 3), under 第十节 财务报告 (level 2), or at the top of a report without either
-    inside = 2 if any(c.kind == "chapter" for c in ordered) else 3 if structural else 1
-    levels = {"part": 1, "chapter": 1, "item": 2, "statement": inside, "notes": inside}
+    # a statement sits under Item 8 (level 3), under 第十节 财务报告 or a report's section (level 2), or at the top
+    nested = any(c.kind in ("chapter", "report") for c in ordered)
+    inside = 2 if nested else 3 if structural else 1
+    levels = {"part": 1, "chapter": 1, "report": 1, "item": 2, "statement": inside, "notes": inside}
     sections = []
     used: set[str] = set()
     in_part = ""
