@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import wire
+from indexer.evidence.financials import STATEMENTS
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.publish import check_index_target
 from indexer.index.store import read_manifest
@@ -131,6 +132,16 @@ def _reading_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     query.add_argument("--broker", default=None, help="research notes (研报) of this broker")
     query.add_argument("--regex", action="store_true", help="the query is a case-insensitive regular expression")
     query.add_argument("--json", action="store_true")
+
+    statements = sub.add_parser(
+        "financials", help="print a document's statement figures with page, period and value (as get_financials)"
+    )
+    statements.add_argument("document", help="a name as `list` prints it")
+    statements.add_argument("--index", type=Path, required=True, dest="index_dir")
+    statements.add_argument("--statement", choices=STATEMENTS, default=None)
+    statements.add_argument("--item", action="append", dest="items", help="a concept or label words (repeatable)")
+    statements.add_argument("--year", type=int, default=None, help="fiscal year of the figures")
+    statements.add_argument("--json", action="store_true")
 
     evaluate = sub.add_parser("eval", help="page-level retrieval metrics on a questions JSONL, with baselines")
     evaluate.add_argument("questions", type=Path, nargs="+", help="questions .jsonl file(s)")
@@ -322,6 +333,24 @@ def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
     return EXIT_OK
 
 
+def _cmd_financials(args: argparse.Namespace, cache_dir: Path) -> int:
+    kb = KnowledgeBase.open(args.index_dir, cache_dir, with_embedder=False)
+    rows, _ = kb.financials(args.document, None, args.statement, args.items, args.year)
+    if args.json:
+        print(json.dumps([wire(row) for row in rows], ensure_ascii=False, indent=2))
+        return EXIT_OK
+    for row in rows:
+        checks = "" if row.verified else " UNVERIFIED"
+        checks += "" if row.xbrl_agrees is None else " xbrl=agrees" if row.xbrl_agrees else " xbrl=DIFFERS"
+        print(
+            f"p.{row.page} {row.statement} | {row.label[:60]} [{row.concept or '-'}] | {row.period[:40]} "
+            f"(FY{row.fiscal_year}, {row.period_end}) | {row.value_printed} = {row.value} {row.currency or ''}"
+            f"{checks}"
+        )
+    print(f"{len(rows)} figure(s)")
+    return EXIT_OK
+
+
 def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
     try:
         ks = tuple(sorted({int(k) for k in args.k.split(",") if k.strip()}))
@@ -356,6 +385,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_list(args)
         if args.command == "eval":
             return _cmd_eval(args, cache_dir)
+        if args.command == "financials":
+            return _cmd_financials(args, cache_dir)
         return _cmd_search(args, cache_dir)
     except FilingsError as exc:
         print(f"filings-index: error: {exc}", file=sys.stderr)

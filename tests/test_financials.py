@@ -200,3 +200,19 @@ def test_items_name_concepts_in_either_language() -> None:
     assert concepts_named("net sales") == concepts_named("营业收入") == concepts_named("Revenue") == {"revenue"}
     assert concepts_named("capex") == {"capex"}
     assert normalise_label("Net Revenue¹") == "net revenue"
+
+
+def test_the_cli_prints_figures_with_their_checks(samples_index_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from indexer.cli import EXIT_ERROR, main
+
+    code = main(["financials", SIFANG.name, "--index", str(samples_index_dir), "--item", "营业收入", "--year", "2019"])
+    out = capsys.readouterr().out.splitlines()
+    assert code == 0 and out[-1] == "5 figure(s)"
+    assert (
+        out[0]
+        == "p.5 key_data | 营业收入 [revenue] | 2019年 (FY2019, 2019-12-31) | 1,175,301,034.32 = 1175301034.32 CNY"
+    )
+    code = main(["financials", BESTBUY_10Q.name, "--index", str(samples_index_dir), "--statement", "key_data"])
+    assert code == EXIT_ERROR and "no key_data figures found; statements found: balance, income, cash_flow" in (
+        capsys.readouterr().err
+    )

@@ -34,6 +34,7 @@ _KEY_DATA = re.compile(
     r"five[- ]year (financial )?summary|key financial (data|information)",
     re.I,
 )
+_SEGMENT = re.compile(r"\bsegments?\b|分部", re.I)  # a segment's selected data is not the company's key data
 _PARENT_ONLY = re.compile(r"^母公司|parent company only", re.I)
 _AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
 _HEADER_LIKE = re.compile(
@@ -213,7 +214,7 @@ def key_data_tables(pages: Iterable[Page], language: str | None, report: ReportP
     for page in pages:
         for table in page.tables:
             heading = f"{table.title or ''}\n{_lines_above(page, table)[-200:]}"
-            if _KEY_DATA.search(heading):
+            if _KEY_DATA.search(heading) and not _SEGMENT.search(heading):
                 unit = _table_unit(page, table, None, language)
                 yield StatementTable("key_data", page, table, unit, _headers(page, table, report))
 
@@ -327,6 +328,9 @@ def select_rows(
     """The rows of ``statement`` whose concept or label ``items`` name, in fiscal ``year``. An item that names
     nothing raises :class:`NotFoundError` listing the concepts and labels there are."""
     chosen = [r for r in rows if statement is None or r.statement == statement]
+    if not chosen:
+        present = ", ".join(dict.fromkeys(r.statement for r in rows))
+        raise NotFoundError(f"no {statement} figures found; statements found: {present}")
     if items:
         kept: list[FinancialRow] = []
         for item in items:
