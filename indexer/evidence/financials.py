@@ -329,8 +329,8 @@ def select_rows(
     nothing raises :class:`NotFoundError` listing the concepts and labels there are."""
     chosen = [r for r in rows if statement is None or r.statement == statement]
     if not chosen:
-        present = ", ".join(dict.fromkeys(r.statement for r in rows))
-        raise NotFoundError(f"no {statement} figures found; statements found: {present}")
+        found = ", ".join(dict.fromkeys(r.statement for r in rows))
+        raise NotFoundError(f"no {statement} figures found; statements found: {found}")
     if items:
         kept: list[FinancialRow] = []
         for item in items:
