@@ -335,7 +335,7 @@ def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
 
 def _cmd_financials(args: argparse.Namespace, cache_dir: Path) -> int:
     kb = KnowledgeBase.open(args.index_dir, cache_dir, with_embedder=False)
-    rows, _ = kb.financials(args.document, None, args.statement, args.items, args.year)
+    rows = kb.financials(args.document, None, args.statement, args.items, args.year).rows
     if args.json:
         print(json.dumps([wire(row) for row in rows], ensure_ascii=False, indent=2))
         return EXIT_OK

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import NamedTuple
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import DocumentMeta, Page, Table
@@ -37,6 +38,15 @@ from indexer.index.store import Manifest, source_file
 from indexer.search.filters import filter_documents
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.retrieve import DEFAULT_OPTIONS, SearchOptions, SearchOutcome, run_search
+
+FINANCIAL_DOCUMENTS = 12  # documents one get_financials call reads at most (each: its statement pages)
+
+
+class FinancialsOutcome(NamedTuple):
+    rows: list[FinancialRow]
+    documents: list[str]  # the documents read
+    skipped: int  # documents of the company left unread (over FINANCIAL_DOCUMENTS)
+
 
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
 
@@ -169,22 +179,29 @@ class KnowledgeBase:
         statement: str | None = None,
         items: list[str] | None = None,
         year: int | None = None,
-    ) -> tuple[list[FinancialRow], list[str]]:
-        """Statement rows of one document, or of every document of ``company``, narrowed to a statement, items
-        (concepts or label words) and a fiscal year; and the documents read."""
+    ) -> FinancialsOutcome:
+        """Statement rows of one document, or of the documents of ``company`` (those that can print fiscal ``year``,
+        the most recent first, at most FINANCIAL_DOCUMENTS), narrowed to a statement, items (concepts or label
+        words) and a fiscal year; with the documents read and how many more there were."""
         if document is not None:
             names = [self.document(document).document]
         else:
             names = filter_documents(self.index, Filters(company=company)) or list(self.index.documents)
-        rows = [row for name in names for row in self.financial_rows(name)]
+            metas = [self.index.documents[name] for name in names]
+            if year is not None:  # a filing prints its own year and up to two before it
+                metas = [m for m in metas if m.year is None or year <= m.year <= year + 2] or metas
+            metas.sort(key=lambda m: (m.year or 0, m.period_end or ""), reverse=True)
+            names = [m.document for m in metas]
+        read, skipped = names[:FINANCIAL_DOCUMENTS], len(names) - min(len(names), FINANCIAL_DOCUMENTS)
+        rows = [row for name in read for row in self.financial_rows(name)]
         if not rows:
             raise NotFoundError(
-                f"no primary statements or key-data tables found in {', '.join(names[:5])}"
-                + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+                f"no primary statements or key-data tables found in {', '.join(read[:5])}"
+                + (f" and {len(read) - 5} more" if len(read) > 5 else "")
                 + "; statements are read from headings such as 'CONSOLIDATED BALANCE SHEETS' or 合并利润表 — "
                 "search_reports and get_page read the others"
             )
-        return select_rows(rows, statement, items, year), names
+        return FinancialsOutcome(select_rows(rows, statement, items, year), read, skipped)
 
     def section(self, document: str, wanted: str, cursor: str | None = None) -> SectionText:
         """A piece of one section's text (by key such as '7' or '第十节', or words of its title)."""

@@ -57,8 +57,10 @@ def get_financials_tool(
     year: int | None = None,
     limit: int = 200,
 ) -> Financials:
-    rows, documents = kb.financials(document, company, statement, items, year)
+    rows, documents, skipped = kb.financials(document, company, statement, items, year)
     notes = []
+    if skipped:
+        notes.append(f"read the {len(documents)} most recent filings; {skipped} more: pass year or document")
     if len(rows) > limit:
         notes.append(f"showing {limit} of {len(rows)} rows: narrow with statement, items or year, or raise limit")
     unverified = sum(not row.verified for row in rows[:limit])

@@ -18,6 +18,7 @@ CITATION = {
     "page": 5,
     "quote": "营业收入 1,175,301,034.32",
 }
+FINANCIALS = {"document": "BESTBUY_2024Q2_10Q.pdf", "items": ["revenue", "eps_diluted"], "year": 2024}
 QUERIES = [
     {"query": "Best Buy revenue and comparable sales in the second quarter of fiscal 2024", "top_k": 3},
     {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润", "top_k": 3},
@@ -66,6 +67,15 @@ async def run(index: Path) -> int:
         print(f"  verified={located.get('verified')} match={located.get('match')} page={located.get('page')}")
         for box in located.get("bboxes", []):
             print(f"  box: x0={box['x0']:.1f} top={box['top']:.1f} x1={box['x1']:.1f} bottom={box['bottom']:.1f}")
+        print(f"\nget_financials {json.dumps(FINANCIALS, ensure_ascii=False)}")
+        figures = (await session.call_tool("get_financials", FINANCIALS)).structured_content or {}
+        for row in figures.get("rows", []):
+            box = row["bboxes"][-1]
+            print(
+                f"  p.{row['page']} {row['label']} [{row['concept']}] {row['period']}: {row['value_printed']} "
+                f"= {row['value']} {row['currency']} verified={row['verified']} "
+                f"box: x0={box['x0']:.1f} top={box['top']:.1f} x1={box['x1']:.1f} bottom={box['bottom']:.1f}"
+            )
         rendered = await session.call_tool("render_page", {**CITATION, "dpi": 110})
         image = next((block for block in rendered.content if block.type == "image"), None)
         if image is None:
