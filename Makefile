@@ -66,7 +66,7 @@ fmt: $(CORE)
 BENCH_OUT := bench-out
 # make bench [CORPUS=folder of PDFs] [BENCH_INDEX=an index of it, to skip the build] → BENCHMARKS.md
 # (the corpus index, synthetic 1k/20k/200k-chunk indexes made from it, an HTTP load test, dense recall, a profile;
-# on the default corpus also the outline and statement-facts gold evaluations)
+# on the default corpus also the outline, statement-facts and metadata gold evaluations)
 bench: $(CORE)
 	mkdir -p $(BENCH_OUT)
 	$(BIN)/python bench/bench.py $(or $(CORPUS),../shared/eval/dev) --json $(BENCH_OUT)/bench.json \
@@ -76,6 +76,7 @@ bench: $(CORE)
 	$(BIN)/python bench/answer_sizes.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) --json $(BENCH_OUT)/answers.json
 	$(if $(CORPUS),,$(BIN)/python bench/outline_eval.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/outline.json)
 	$(if $(CORPUS),,$(BIN)/python bench/financials_eval.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/facts.json)
+	$(if $(CORPUS),,$(BIN)/python bench/metadata_eval.py --index $(or $(BENCH_INDEX),$(BENCH_OUT)/index) > $(BENCH_OUT)/metadata.json)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:

@@ -3,7 +3,7 @@ import pytest
 from indexer.core.fiscal import fiscal_year, period_end
 from indexer.ingest.metadata import describe, detect_form, detect_period
 from indexer.ingest.parse import PdfParser
-from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, SHARED, SIFANG
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,37 @@ def test_broker_rating_and_target_price_forms() -> None:
     assert _RATING_LABELLED.search("投资评级：推荐").group(1) == "推荐"
     assert _TARGET_PRICE.search("目标价格（元）：105.60").group(1) == "105.60"
     assert _CURRENT_PRICE.search("收盘价(元) 1,234.5").group(1) == "1,234.5"
+
+
+ERC = SHARED / "eval" / "dev" / "en" / "pdfs"
+
+
+@pytest.mark.parametrize(
+    ("name", "company", "form", "year", "end"),
+    [
+        ("erc_zegona_communications_3696c1b2.pdf", "Zegona Communications plc", "annual report", 2022, "2022-12-31"),
+        ("erc_ethernity_networks_e51b7204.pdf", "Ethernity Networks Ltd", "annual report", 2022, "2022-12-31"),
+        ("erc_mainstreet_bancshares_53a00624.pdf", "MainStreet Bancshares, Inc.", "annual report", 2022, None),
+        # its cover prints only "2022 Annual Report" (no company, as it was once read): the file name is the last resort
+        ("erc_acres_commercial_realty_0279901b.pdf", "Erc Acres Commercial Realty", "annual report", 2022, None),
+    ],
+)
+def test_an_annual_report_to_shareholders_from_its_cover(
+    name: str, company: str | None, form: str, year: int, end: str | None
+) -> None:
+    """Annual reports of other countries and US shareholders' reports: the company as a cover line with a legal form,
+    the form by the title, the year by "2022 Annual Report" or "For the Year Ended 31 December 2022" — and a title
+    such as "2022 Annual Report" is no company."""
+    pages = PdfParser().parse(ERC / name)[:12]
+    described = describe(name, pages)
+    assert (described["company"], described["form"], described["year"], described["period_end"]) == (
+        company, form, year, end,
+    )  # fmt: skip
+
+
+def test_a_period_end_printed_apart_from_its_words() -> None:
+    """A 10-Q cover whose columns run together: the first date within reach of "quarterly period ended"."""
+    cover = "For the quarterly period ended Commission file number 1-5805\nMarch 31, 2021"
+    assert period_end(cover) == "2021-03-31"
+    assert period_end("12 weeks ended March 25, 2023") == "2023-03-25"
+    assert period_end("For the quarterly period ended\n" + "x" * 200 + " March 31, 2021") is None  # out of reach

@@ -16,7 +16,14 @@ _MONTH_NAMES = "january february march april may june july august september octo
 MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
 DATE = rf"({'|'.join(_MONTH_NAMES.split())})\s+(\d{{1,2}}),\s*(\d{{4}})"
 _FISCAL_YEAR_ENDED = re.compile(rf"fiscal\s+year\s+ended\s+{DATE}", re.I)
-_PERIOD_ENDED = re.compile(rf"(?:fiscal year|quarterly period|period)\s+ended\s+{DATE}", re.I)
+_PERIOD_ENDED = re.compile(
+    r"(?:fiscal\s+year|quarterly\s+period|period|(?:\d{1,2}|twelve|twenty-four|thirty-six)\s+weeks|three\s+months|"
+    r"quarter|year)\s+ended:?",
+    re.I,
+)
+_EU_DATE = rf"(\d{{1,2}})\s+({'|'.join(_MONTH_NAMES.split())})\s+(\d{{4}})"
+# The date an "ended" names is printed within this many characters (a cover may run a column between them).
+ENDED_REACH = 120
 _QUARTER_OF_FISCAL = re.compile(
     r"\b(?:first|second|third|fourth)\s+quarter\s+(?:and\s+first\s+(?:six|nine)\s+months\s+)?of\s+fiscal\s+"
     r"(?:year\s+)?((?:19|20)\d{2})\b",
@@ -45,9 +52,15 @@ def year_ending(end: str) -> int:
 def period_end(text: str) -> str | None:
     """The date the reported period ends, from the cover ("for the fiscal year ended …", "quarterly period ended …",
     2019年年度报告 → 31 December, 半年度报告 → 30 June)."""
-    found = _PERIOD_ENDED.search(text)
-    if found:
-        return iso_date(*found.groups())
+    for found in _PERIOD_ENDED.finditer(text):
+        after = text[found.end() : found.end() + ENDED_REACH]
+        us, eu = re.search(DATE, after, re.I), re.search(_EU_DATE, after, re.I)
+        first = min((m for m in (us, eu) if m), key=lambda m: m.start(), default=None)
+        if first is us and us is not None:
+            return iso_date(*us.groups())
+        if first is eu and eu is not None:
+            day, month, year = eu.groups()
+            return iso_date(month, day, year)
     half = _CN_HALF.search(text)
     if half:
         return f"{half.group(1)}-06-30"

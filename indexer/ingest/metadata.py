@@ -29,6 +29,16 @@ _FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
 _EARNINGS = re.compile(
     r"\b(?:reports?|announces?)\b.{0,80}\b(?:quarter|full[- ]year|fiscal)\b.{0,60}\bresults\b", re.I | re.S
 )
+_FORM_TITLE = re.compile(r"^\s*FORM\s+(10-K|10-Q|20-F)\s*$", re.I | re.M)  # a cover's title line, pages in
+_ANNUAL_REPORT = re.compile(r"\bannual\s+report\b", re.I)
+_REPORT_YEAR = re.compile(r"\bannual\s+report\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+annual\s+report\b", re.I)
+# A company as a cover prints it: a line ending in a legal form ("Zegona Communications plc", "MainStreet Bancshares,
+# Inc.").
+_LEGAL_NAME = re.compile(
+    r"^([A-Z][\w&.,'’ -]{1,60}?,?\s(?:Inc\.?|Incorporated|Corporation|Corp\.?|Limited|Ltd\.?|plc|PLC|N\.V\.|"
+    r"S\.A\.|AG|SE|LLC|L\.P\.))$",
+    re.M,
+)
 _FILENAME_FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("10-K", re.compile(r"10-?K", re.I)),
     ("10-Q", re.compile(r"10-?Q", re.I)),
@@ -56,7 +66,9 @@ def detect_language(pages: list[Page]) -> str | None:
     return "mixed"
 
 
-def detect_form(file_name: str, text: str) -> str | None:
+def detect_form(file_name: str, text: str, opening: str = "") -> str | None:
+    """The form the cover (``text``: the first pages) names; an annual report to shareholders by its title; an SEC
+    form printed a few pages in (a 10-K bound behind a shareholders' letter, ``opening``); else the file name."""
     for form, pattern in _FORM_RULES:
         if pattern.search(text):
             if form == "8-K" and _EARNINGS.search(text):
@@ -64,6 +76,10 @@ def detect_form(file_name: str, text: str) -> str | None:
             return form
     if _EARNINGS.search(text):
         return "earnings release"
+    if _ANNUAL_REPORT.search(text):
+        return "annual report"
+    if bound := _FORM_TITLE.search(opening):
+        return bound.group(1).upper()
     for form, pattern in _FILENAME_FORMS:
         if pattern.search(file_name):
             return form
@@ -88,8 +104,10 @@ def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
         return named_code.group(1), named_code.group(2)
     if company := _registrant(text):
         return company, None
-    earnings = re.search(r"^(.{3,60}?)\s+(?:reports?|announces?)\b", text, re.I | re.M)
-    if earnings:
+    if legal := _LEGAL_NAME.search(text):
+        return legal.group(1).strip(), None
+    earnings = re.search(r"^([A-Za-z].{2,60}?)\s+(?:reports?|announces?)\b", text, re.I | re.M)
+    if earnings and not re.search(r"\bannual$", earnings.group(1), re.I):  # "2022 Annual Report" names no one
         return earnings.group(1).strip(), None
     short_name = re.search(rf"(?:股票简称|公司简称|证券简称)[:：\s]*([{CJK_RANGE}A-Za-z]{{2,10}})", text)
     stem = Path(file_name).stem
@@ -124,6 +142,8 @@ def detect_period(form: str | None, file_name: str, text: str) -> str | None:
     reported = iso_date(*report_date.groups()[0:3]) if report_date else None
     if reported:
         return reported
+    if report_year := _REPORT_YEAR.search(text):
+        return f"FY{report_year.group(1) or report_year.group(2)}"
     annual = re.search(r"(\d{4})\s*年\s*(?:年度报告|年报)", text)
     if annual:
         return f"FY{annual.group(1)}"
@@ -166,11 +186,13 @@ def detect_foreign_name(text: str) -> str | None:
 def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     """Metadata fields for :class:`indexer.core.models.DocumentMeta` (title, company, form, period, …)."""
     text = _first_text(pages)
-    form = detect_form(file_name, text)
+    opening = _first_text(pages, 10)
+    form = detect_form(file_name, text, opening)
     company, code = detect_company(file_name, text)
     period = detect_period(form, file_name, text)
-    opening = _first_text(pages, 10)
     end = period_end(text)
+    if end is None and form == "8-K" and period and re.fullmatch(r"\d{4}-\d{2}-\d{2}", period):
+        end = period  # an 8-K reports an event: its date of report
     year = fiscal_year(
         file_name, _first_text(pages, FISCAL_PAGES), end, period_year(period), annual=is_fiscal_year(text)
     )
