@@ -14,6 +14,8 @@ from indexer.core.text import CJK, CJK_RANGE
 
 _DATE = DATE
 
+BOUND_COVER_PAGES = 10  # pages searched for an SEC cover bound behind a shareholders' letter
+LEGAL_NAME_PAGES = 5  # pages searched for a company printed with its legal form when the cover names none
 FISCAL_PAGES = 40  # pages read for the filer's own "… quarter of fiscal 2024" (MD&A follows the statements)
 
 _FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
@@ -35,7 +37,8 @@ _REPORT_YEAR = re.compile(r"\bannual\s+report\s+((?:19|20)\d{2})\b|\b((?:19|20)\
 # A company as a cover prints it: a line ending in a legal form ("Zegona Communications plc", "MainStreet Bancshares,
 # Inc.").
 _LEGAL_NAME = re.compile(
-    r"^([A-Z][\w&.,'’ -]{1,60}?,?\s(?:Inc\.?|Incorporated|Corporation|Corp\.?|Limited|Ltd\.?|plc|PLC|N\.V\.|"
+    r"^(?:\d{1,3}\s*\|\s*)?"  # a running header's page number: "02 | Downer EDI Limited"
+    r"([A-Z][\w&.,'’ -]{1,60}?,?\s(?:Inc\.?|Incorporated|Corporation|Corp\.?|Limited|Ltd\.?|plc|PLC|N\.V\.|"
     r"S\.A\.|AG|SE|LLC|L\.P\.))$",
     re.M,
 )
@@ -53,6 +56,18 @@ def _first_text(pages: list[Page], count: int = 2) -> str:
     return "\n".join(page.text for page in pages[:count])
 
 
+def _cover(pages: list[Page]) -> str:
+    """The cover's text: the first two pages, or — when they name no form (a shareholders' letter) — the two pages
+    from an SEC form's title page bound within the first ten (a 10-K behind the letter)."""
+    text = _first_text(pages)
+    if any(pattern.search(text) for _, pattern in _FORM_RULES) or _ANNUAL_REPORT.search(text):
+        return text
+    for index, page in enumerate(pages[:BOUND_COVER_PAGES]):
+        if _FORM_TITLE.search(page.text):
+            return _first_text(pages[index:])
+    return text
+
+
 def detect_language(pages: list[Page]) -> str | None:
     text = "".join(page.text for page in pages[:5])
     letters = [c for c in text if c.isalpha()]
@@ -66,9 +81,8 @@ def detect_language(pages: list[Page]) -> str | None:
     return "mixed"
 
 
-def detect_form(file_name: str, text: str, opening: str = "") -> str | None:
-    """The form the cover (``text``: the first pages) names; an annual report to shareholders by its title; an SEC
-    form printed a few pages in (a 10-K bound behind a shareholders' letter, ``opening``); else the file name."""
+def detect_form(file_name: str, text: str) -> str | None:
+    """The form the cover (``text``) names; an annual report to shareholders by its title; else the file name."""
     for form, pattern in _FORM_RULES:
         if pattern.search(text):
             if form == "8-K" and _EARNINGS.search(text):
@@ -78,8 +92,6 @@ def detect_form(file_name: str, text: str, opening: str = "") -> str | None:
         return "earnings release"
     if _ANNUAL_REPORT.search(text):
         return "annual report"
-    if bound := _FORM_TITLE.search(opening):
-        return bound.group(1).upper()
     for form, pattern in _FILENAME_FORMS:
         if pattern.search(file_name):
             return form
@@ -117,10 +129,13 @@ def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
         return (short_name.group(1) if short_name else from_name.group(2)), code
     if short_name:
         return short_name.group(1), code
-    first = re.match(r"([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", stem)
-    if first:
-        return first.group(1).replace("_", " ").title(), None
-    return None, None
+    return _from_file_name(file_name), None
+
+
+def _from_file_name(file_name: str) -> str | None:
+    """The last resort: the words of a file name before its year (AAPL_2023_10K → Aapl)."""
+    first = re.match(r"([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", Path(file_name).stem)
+    return first.group(1).replace("_", " ").title() if first else None
 
 
 def detect_period(form: str | None, file_name: str, text: str) -> str | None:
@@ -128,6 +143,8 @@ def detect_period(form: str | None, file_name: str, text: str) -> str | None:
     ended = iso_date(*fy.groups()) if fy else None
     if ended:
         return f"FY{year_ending(ended)}"
+    if (ended := period_end(text)) and re.search(r"\byear\s+ended\b", text, re.I) and form == "annual report":
+        return f"FY{year_ending(ended)}"  # "For the Year Ended 31 December 2022"
     quarter = re.search(r"quarterly period ended\s+" + _DATE, text, re.I)
     ended = iso_date(*quarter.groups()) if quarter else None
     if ended:
@@ -185,10 +202,13 @@ def detect_foreign_name(text: str) -> str | None:
 
 def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     """Metadata fields for :class:`indexer.core.models.DocumentMeta` (title, company, form, period, …)."""
-    text = _first_text(pages)
+    text = _cover(pages)
     opening = _first_text(pages, 10)
-    form = detect_form(file_name, text, opening)
+    form = detect_form(file_name, text)
     company, code = detect_company(file_name, text)
+    if company is None or company == _from_file_name(file_name):
+        legal = _LEGAL_NAME.search(_first_text(pages, LEGAL_NAME_PAGES))  # a company named a few pages in
+        company = legal.group(1).strip() if legal else company
     period = detect_period(form, file_name, text)
     end = period_end(text)
     if end is None and form == "8-K" and period and re.fullmatch(r"\d{4}-\d{2}-\d{2}", period):
