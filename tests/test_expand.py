@@ -1,4 +1,6 @@
-from indexer.search.expand import expand, glossary, glossary_terms, period_terms
+import pytest
+
+from indexer.search.expand import expand, glossary, glossary_terms, period_terms, strip_instructions
 
 
 def test_quarters_are_spelled_every_way() -> None:
@@ -40,3 +42,27 @@ def test_expand_keeps_the_original_first_with_more_weight() -> None:
     assert "margin" in translated and len(translated) <= 4  # one English term per concept (毛利, 毛利率)
     assert all(v.weight < 1.0 for reason, v in variants.items() if reason != "original")
     assert [v.reason for v in expand("hello world")] == ["original"]
+
+
+@pytest.mark.parametrize(
+    ("question", "stripped"),
+    [
+        (
+            "According to the annual report, what is the Total revenue (in USD) for Acme plc (within the last period "
+            "or at the end of the last period)? If data is not available, return 'N/A'.",
+            "what is the Total revenue for Acme plc ?",
+        ),
+        (
+            "Did Acme announce a share buyback? If there is no mention, return False.",
+            "Did Acme announce a share buyback?",
+        ),
+        (
+            "Answer the following question by primarily using the balance sheet: what is the current ratio of Acme?",
+            "what is the current ratio of Acme?",
+        ),
+        ("What is the return on equity of Acme?", "What is the return on equity of Acme?"),  # content, kept
+        ("Which report covers the Acme merger?", "Which report covers the Acme merger?"),  # not an instruction
+    ],
+)
+def test_answer_format_instructions_of_every_common_shape_are_stripped(question: str, stripped: str) -> None:
+    assert strip_instructions(question) == stripped

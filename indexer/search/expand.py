@@ -141,8 +141,25 @@ def translation_terms(query: str, limit: int = 5) -> list[str]:
 
 # Answer-format instructions and hedges that analysts append to questions; they name no content to find.
 _INSTRUCTIONS = [
+    # what to answer when there is nothing: "If data is not available, return 'N/A'.", "… return False."
     re.compile(
-        r"(?:please\s+)?(?:answer|respond|reply|round|express|give|provide|report)\b[^.?!。？！]*?"
+        r"(?:\bif\b[^.?!]*?\b(?:not\s+available|no\s+data|not\s+(?:mentioned|disclosed|found))\b[^.?!]*[.?!]?)|"
+        r"[^.?!]*\breturn\s+['\"]?(?:n/?a|false|true|null|none)['\"]?[^.?!]*[.?!]?",
+        re.I,
+    ),
+    # where to look and how to read it: "According to the annual report,", "(within the last period or at the end of
+    # the last period)", "(in USD)", "Answer the following question by primarily using …:"
+    re.compile(
+        r"^\s*according\s+to\s+the\s+(?:annual\s+)?report\s*,?|"
+        r"\((?:within|at\s+the\s+end\s+of|as\s+of)\s+the\s+(?:last|latest|reporting)\s+period[^)]*\)|"
+        r"\(in\s+[A-Z]{3}\)|"
+        r"\banswer\s+the\s+following\s+question[^:?]*[:?]",
+        re.I,
+    ),
+    # how to answer: "Answer in units of percents and round to one decimal place." (an imperative starting a sentence)
+    re.compile(
+        r"(?:^|(?<=[.?!。？！]))\s*(?:please\s+)?(?:answer|respond|reply|round|express|give|provide|report)\b"
+        r"[^.?!。？！]*?"
         r"\b(?:units?|decimals?|decimal places?|percent(?:age)?s?|billions?|millions?|thousands?|usd|format)\b"
         r"[^.?!。？！]*[.?!。？！]?",
         re.I,
