@@ -15,13 +15,19 @@ from pathlib import Path
 _MONTH_NAMES = "january february march april may june july august september october november december"
 MONTHS = {name: number for number, name in enumerate(_MONTH_NAMES.split(), start=1)}
 DATE = rf"({'|'.join(_MONTH_NAMES.split())})\s+(\d{{1,2}}),\s*(\d{{4}})"
+_MONTH = "|".join(MONTHS)
+_MONTH_SHORT = "|".join(name[:3] for name in MONTHS)
+_US_DAY = re.compile(rf"\b({_MONTH}|{_MONTH_SHORT})\.?\s+(\d{{1,2}}),?\s*((?:19|20)\d\d)", re.I)
+_EU_DAY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}|{_MONTH_SHORT})\.?,?\s+((?:19|20)\d\d)", re.I)
+_DOTTED = re.compile(r"\b(\d{1,2})[./](\d{1,2})[./]((?:19|20)\d\d)")
+_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d{2})-(\d{2})\b")
+_CN_DATE = re.compile(r"((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 _FISCAL_YEAR_ENDED = re.compile(rf"fiscal\s+year\s+ended\s+{DATE}", re.I)
 _PERIOD_ENDED = re.compile(
     r"(?:fiscal\s+year|quarterly\s+period|period|(?:\d{1,2}|twelve|twenty-four|thirty-six)\s+weeks|three\s+months|"
     r"quarter|year)\s+ended:?",
     re.I,
 )
-_EU_DATE = rf"(\d{{1,2}})\s+({'|'.join(_MONTH_NAMES.split())})\s+(\d{{4}})"
 # The date an "ended" names is printed within this many characters (a cover may run a column between them).
 ENDED_REACH = 120
 _QUARTER_OF_FISCAL = re.compile(
@@ -43,6 +49,37 @@ def iso_date(month: str, day: str, year: str) -> str | None:
         return None
 
 
+def first_date(text: str) -> str | None:
+    """The first date a text prints, in any usual form: July 29, 2023 · 29 July 2023 · 2023年7月29日 · 2023-07-29 ·
+    29.07.2023 (day first unless the first number cannot be a day); None if none."""
+    if found := _US_DAY.search(text):
+        month, day, year = found.groups()
+        return iso_date(_full_month(month), day, year)
+    if found := _EU_DAY.search(text):
+        day, month, year = found.groups()
+        return iso_date(_full_month(month), day, year)
+    if found := _CN_DATE.search(text):
+        return _safe_date(*found.groups())
+    if found := _ISO.search(text):
+        return _safe_date(*found.groups())
+    if found := _DOTTED.search(text):
+        first, second, year = found.groups()
+        day, month = (second, first) if int(first) <= 12 < int(second) else (first, second)
+        return _safe_date(year, month, day)
+    return None
+
+
+def _full_month(name: str) -> str:
+    return next(month for month in MONTHS if month.startswith(name.lower()[:3]))
+
+
+def _safe_date(year: str, month: str, day: str) -> str | None:
+    try:
+        return date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
+        return None
+
+
 def year_ending(end: str) -> int:
     """The fiscal year a period ending on ``end`` (ISO date) is named after."""
     day = date.fromisoformat(end)
@@ -53,14 +90,8 @@ def period_end(text: str) -> str | None:
     """The date the reported period ends, from the cover ("for the fiscal year ended …", "quarterly period ended …",
     2019年年度报告 → 31 December, 半年度报告 → 30 June)."""
     for found in _PERIOD_ENDED.finditer(text):
-        after = text[found.end() : found.end() + ENDED_REACH]
-        us, eu = re.search(DATE, after, re.I), re.search(_EU_DATE, after, re.I)
-        first = min((m for m in (us, eu) if m), key=lambda m: m.start(), default=None)
-        if first is us and us is not None:
-            return iso_date(*us.groups())
-        if first is eu and eu is not None:
-            day, month, year = eu.groups()
-            return iso_date(month, day, year)
+        if ended := first_date(text[found.end() : found.end() + ENDED_REACH]):
+            return ended
     half = _CN_HALF.search(text)
     if half:
         return f"{half.group(1)}-06-30"

@@ -14,16 +14,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from indexer.core.fiscal import MONTHS, iso_date, year_ending
+from indexer.core.fiscal import first_date, year_ending
 from indexer.core.tokenize import normalize_text
 
-_MONTH = "|".join(MONTHS)
-_MONTH_SHORT = "|".join(name[:3] for name in MONTHS)
-_US_DATE = re.compile(rf"\b({_MONTH}|{_MONTH_SHORT})\.?\s+(\d{{1,2}}),?\s*((?:19|20)\d\d)", re.I)
-_EU_DATE = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH}|{_MONTH_SHORT})\.?,?\s+((?:19|20)\d\d)", re.I)
-_DOTTED = re.compile(r"\b(\d{1,2})[./](\d{1,2})[./]((?:19|20)\d\d)")
-_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d{2})-(\d{2})\b")
-_CN_DATE = re.compile(r"((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d\d)\b", re.I)
 _NOT_PERIOD = re.compile(
@@ -57,35 +50,6 @@ class Period:
     end: str | None = None
     fiscal_year: int | None = None
     months: int | None = None  # 3, 6, 9 or 12 for a duration column; None for a balance date or unknown
-
-
-def _date_in(text: str) -> str | None:
-    if found := _US_DATE.search(text):
-        month, day, year = found.groups()
-        return iso_date(_full_month(month), day, year)
-    if found := _EU_DATE.search(text):
-        day, month, year = found.groups()
-        return iso_date(_full_month(month), day, year)
-    if found := _CN_DATE.search(text):
-        return _safe_date(*found.groups())
-    if found := _ISO.search(text):
-        return _safe_date(*found.groups())
-    if found := _DOTTED.search(text):
-        first, second, year = found.groups()
-        day, month = (second, first) if int(first) <= 12 < int(second) else (first, second)
-        return _safe_date(year, month, day)
-    return None
-
-
-def _full_month(name: str) -> str:
-    return next(month for month in MONTHS if month.startswith(name.lower()[:3]))
-
-
-def _safe_date(year: str, month: str, day: str) -> str | None:
-    try:
-        return date(int(year), int(month), int(day)).isoformat()
-    except ValueError:
-        return None
 
 
 def _shifted(end: str, years: int) -> str:
@@ -122,7 +86,7 @@ def column_period(header: str, report: ReportPeriod) -> Period | None:
     years = {int(year) for year in _YEAR.findall(text)} | {2000 + int(y) for y in _SHORT_FY.findall(text)}
     if len(years) > 1:
         return None  # "2023 vs 2022", "November 27, 2016 2015": a comparison or two columns' headers run together
-    if end := _date_in(text):
+    if end := first_date(text):
         return Period(end, fiscal_year_of(end, report), months)
     if found := _CN_QUARTER.search(text) or _EN_QUARTER.search(text):
         return _quarter(found, report)
