@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from indexer.core.errors import FilingsError, IndexLoadError
+from indexer.core.models import StoredChunk
 from indexer.index.layout import OWNER_MARK, SCHEMA_VERSION
 from indexer.index.reader import get_page, load_index
 from indexer.index.store import read_chunks, read_manifest
@@ -133,6 +134,10 @@ def test_a_killed_builds_staging_folder_is_cleaned_up(tmp_path: Path, cache_dir:
     assert not abandoned.exists() and running.exists() and not_ours.exists()
 
 
+def _kept(chunk: StoredChunk) -> tuple[str, int, str, str | None]:
+    return chunk.chunk_id, chunk.page, chunk.text, chunk.section
+
+
 def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: Path, cache_dir: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -154,7 +159,10 @@ def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: 
     assert broker_embedded > 0 and second.embedded - second.reused_vectors == broker_embedded
     sifang_only = glob.escape(SIFANG.name)
     hits_after = [(h.chunk_id, h.page, h.content) for h in search(after, question, top_k=5, documents=sifang_only)]
-    assert hits_after == hits_before
+    # the unchanged file's chunks are the same; its ranking moves only as far as the new file's words move BM25's
+    # IDF (two chunks of one page may swap places), so its pages are compared
+    assert [_kept(c) for c in after.chunks if c.document == SIFANG.name] == [_kept(c) for c in before.chunks]
+    assert [page for _, page, _ in hits_after] == [page for _, page, _ in hits_before]
 
     (docs / SIFANG.name).write_bytes(SIFANG.read_bytes() + b"\n% appended\n")  # changed bytes: parsed again
     third = build_index(settings)

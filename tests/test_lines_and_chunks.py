@@ -86,6 +86,17 @@ def test_contents_page_is_detected() -> None:
     assert not is_contents_page([_line("Revenue was $9,583 million in the quarter", 60 + i * 15) for i in range(8)])
 
 
+def test_a_statement_with_dotted_leaders_is_no_contents_page() -> None:
+    # Adobe's FY2015 balance sheet runs dotted leaders to its figures, as a contents page runs them to page numbers
+    rows = ["Cash and cash equivalents", "Short-term investments", "Trade receivables", "Prepaid expenses", "Goodwill"]
+    lines = [_line("CONSOLIDATED BALANCE SHEETS", 40)] + [
+        _line(f"{label}{'.' * 40} $ {876 + i},560 $ 1,117,{400 + i}", 60 + 15 * i) for i, label in enumerate(rows)
+    ]
+    assert not is_contents_page(lines)
+    dotted = [_line(f"{label}{'.' * 40} {12 + 3 * i}", 60 + 15 * i) for i, label in enumerate(rows)]
+    assert is_contents_page(dotted)
+
+
 def test_disclaimers_are_boilerplate_but_figures_are_not() -> None:
     assert is_boilerplate(
         "分析师声明：本人具有中国证券业协会授予的证券投资咨询执业资格。请务必阅读正文之后的免责条款。"

@@ -86,9 +86,16 @@ ERC = SHARED / "eval" / "dev" / "en" / "pdfs"
     [
         ("erc_zegona_communications_3696c1b2.pdf", "Zegona Communications plc", "annual report", 2022, "2022-12-31"),
         ("erc_ethernity_networks_e51b7204.pdf", "Ethernity Networks Ltd", "annual report", 2022, "2022-12-31"),
-        ("erc_mainstreet_bancshares_53a00624.pdf", "MainStreet Bancshares, Inc.", "annual report", 2022, None),
-        # its cover prints only "2022 Annual Report" (no company, as it was once read): the file name is the last resort
-        ("erc_acres_commercial_realty_0279901b.pdf", "Erc Acres Commercial Realty", "annual report", 2022, None),
+        ("erc_mainstreet_bancshares_53a00624.pdf", "MainStreet Bancshares, Inc.", "annual report", 2022, "2022-12-31"),
+        # its cover prints only "2022 Annual Report": the legal name printed on the most pages, not the file name;
+        # the period end from "For the years ended December 31, 2022 …" over its highlights, in the report's year
+        (
+            "erc_acres_commercial_realty_0279901b.pdf",
+            "ACRES Commercial Realty Corp.",
+            "annual report",
+            2022,
+            "2022-12-31",
+        ),
     ],
 )
 def test_an_annual_report_to_shareholders_from_its_cover(
@@ -102,6 +109,21 @@ def test_an_annual_report_to_shareholders_from_its_cover(
     assert (described["company"], described["form"], described["year"], described["period_end"]) == (
         company, form, year, end,
     )  # fmt: skip
+
+
+def test_a_company_named_only_inside_its_annual_report() -> None:
+    """KP Tissue's report is branded Kruger Products on every cover page; the company it is about is the legal name
+    printed on the most pages ("KP Tissue Inc." 22 pages, its parent "Kruger Inc." 20)."""
+    name = "erc_kp_tissue_d14ae2b6.pdf"
+    described = describe(name, PdfParser().parse(ERC / name))
+    assert (described["company"], described["year"], described["period_end"]) == ("KP Tissue Inc.", 2022, "2022-12-31")
+
+
+def test_small_capitals_are_joined_again() -> None:
+    from indexer.ingest.metadata import _unsplit
+
+    assert _unsplit("MGM R ESORTS I NTERNATIONAL") == "MGM RESORTS INTERNATIONAL"
+    assert _unsplit("J CREW GROUP") == "J CREW GROUP"  # one split word: nothing to tell it from an initial
 
 
 def test_a_period_end_printed_apart_from_its_words() -> None:

@@ -1,5 +1,5 @@
 from indexer.core.models import Box, Line, Span
-from indexer.core.sections import heading_label, question_sections
+from indexer.core.sections import heading_label, question_sections, title_label, topic_heading
 
 
 def _lines(*texts: str) -> list[Line]:
@@ -33,4 +33,32 @@ def test_questions_point_at_sections() -> None:
     assert question_sections("What was capex in 2022?")[0] == "cash_flow"
     assert question_sections("总资产是多少")[0] == "balance_sheet"
     assert "mdna" in question_sections("Why did gross margin fall?")
-    assert question_sections("Who is the CEO?") == ()
+    assert question_sections("Who is the CEO?")[0] == "executive_officers"
+    assert question_sections("Is the company's gross margin improving?")[0] == "income_statement"
+    assert question_sections("What is the fixed asset turnover ratio?")[:2] == ("income_statement", "balance_sheet")
+    assert question_sections("Free cash flow conversion in FY2022")[0] == "cash_flow"
+    assert question_sections("四方科技2019年度利润分配预案是什么？") == ()  # 利润分配 is no income statement
+    assert question_sections("2019年毛利率是多少")[0] == "income_statement"
+    assert question_sections("Which region had the worst topline performance?")[0] == "income_statement"
+    assert "segments" in question_sections("Which region had the worst topline performance?")
+    assert question_sections("Describe the company's culture") == ()
+
+
+def test_sub_headings_name_their_topic() -> None:
+    assert topic_heading("Note 12 — Income Taxes") == (True, "tax")
+    assert topic_heading("11. Segments") == (True, "segments")
+    assert topic_heading("Information About Our Executive Officers") == (True, "executive_officers")
+    assert topic_heading("七、 近三年主要会计数据和财务指标") == (True, "key_figures")
+    assert topic_heading("（四）可能面对的风险") == (True, "risk_factors")
+    assert topic_heading("4. Goodwill and Intangible Assets") == (True, None)  # a new note: the topic ends
+    assert topic_heading("Income taxes were higher in the quarter because of discrete items.") == (False, None)
+    assert topic_heading("employees") == (False, None)  # a heading starts with a capital
+
+
+def test_outline_titles_label_their_pages() -> None:
+    assert title_label("Item 1A. Risk Factors") == "risk_factors"
+    assert title_label("Item 7. Management's Discussion and Analysis of Financial Condition") == "mdna"
+    assert title_label("Item 8. Financial Statements and Supplementary Data") == "notes"
+    assert title_label("Item 9.01 Financial Statements and Exhibits") is None  # an 8-K's exhibits are its content
+    assert title_label("第二节 公司简介和主要财务指标") == "key_figures"
+    assert title_label("Remuneration report") == "compensation"

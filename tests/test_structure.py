@@ -12,7 +12,7 @@ ALLOWED = {
     "core": set(),
     "index": {"core"},
     "evidence": {"core", "index"},
-    "ingest": {"core", "index"},
+    "ingest": {"core", "index", "evidence"},
     "search": {"core", "index", "evidence"},
 }
 MAX_MODULE_LINES = 450

@@ -6,9 +6,12 @@ the following pages until the next heading, so the pages of MD&A or of the notes
 
 from __future__ import annotations
 
+import functools
 import re
+from importlib import resources
 
 from indexer.core.models import Line
+from indexer.core.text import CJK
 
 # (label, heading pattern); checked in this order on short lines near the top of a page.
 _HEADINGS: list[tuple[str, re.Pattern[str]]] = [
@@ -61,45 +64,107 @@ _HEADINGS: list[tuple[str, re.Pattern[str]]] = [
     ("legal", re.compile(r"^item\s*3\.?\s*legal\s+proceedings|^legal\s+proceedings$|重大诉讼", re.I)),
 ]
 _MAX_HEADING_WORDS = 14
+# A heading starts with a capital, a digit or a Chinese character and is not a sentence: no dollar figure, no
+# trailing comma or full stop after a lower-case word ("balance sheet date.").
+_HEADING_LIKE = re.compile(r"^(?=[A-Z0-9(（\u3400-\u9fff])(?!.*\$)(?!.*[a-z][.,;]$)")
 # Parts of a filing that run over many pages keep their label until the next heading; statements and tables
 # keep it for one more page at most.
 LONG_SECTIONS = frozenset({"mdna", "risk_factors", "notes", "business"})
 
-# Question words → sections that usually hold the answer.
-QUESTION_SECTIONS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    # A statement named outright comes first.
-    (re.compile(r"cash flows? statement|statements? of cash flows?|现金流量表", re.I), ("cash_flow",)),
-    (re.compile(r"balance sheet|statements? of financial position|资产负债表", re.I), ("balance_sheet",)),
-    (
-        re.compile(r"income statement|statements? of (?:income|operations|earnings)|\bp&l\b|利润表", re.I),
-        ("income_statement",),
-    ),
-    (
-        re.compile(
-            r"capex|capital expenditure|purchases? of property|cash flow|free cash|资本开支|资本支出|现金流", re.I
-        ),
-        ("cash_flow", "mdna", "key_figures"),
-    ),
-    (
-        re.compile(
-            r"total assets|inventor|accounts payable|receivable|liabilit|shareholders.? equity|stockholders.? equity|"
-            r"debt|总资产|净资产|存货|应收|应付|负债",
-            re.I,
-        ),
-        ("balance_sheet", "key_figures", "notes"),
-    ),
-    (
-        re.compile(
-            r"revenue|net income|net earnings|operating income|gross (?:margin|profit)|cost of (?:sales|goods)|"
-            r"ebitd?a?|earnings per share|\beps\b|营业收入|营业成本|净利润|毛利|每股收益|利润",
-            re.I,
-        ),
-        ("income_statement", "key_figures", "mdna"),
-    ),
-    (re.compile(r"\bwhy\b|reason|driv(?:er|en)|cause|原因|为什么|为何|导致", re.I), ("mdna",)),
-    (re.compile(r"risk|风险", re.I), ("risk_factors", "mdna")),
-    (re.compile(r"legal|lawsuit|litigation|诉讼", re.I), ("legal", "notes")),
-]
+# An outline section's title (a Part's Item, a 年报's 节, an annual report's own section) → the label of its pages.
+_TITLE_LABELS: list[tuple[str, re.Pattern[str]]] = [
+    (label, re.compile(pattern, re.I))
+    for label, pattern in (
+        ("risk_factors", r"risk factors|principal risks|risk report|risk management|可能面对的风险|风险因素"),
+        ("legal", r"legal proceedings|重大诉讼"),
+        ("key_figures", r"selected (?:consolidated )?financial data|financial highlights|"
+                        r"会计数据和财务指标|主要财务指标"),
+        ("mdna", r"management.?s discussion|(?:operating|financial|business|operating and financial) review|"
+                 r"management report|strategic report|chair\w*.?s (?:statement|letter|review)|chief executive|"
+                 r"经营情况讨论与分析|管理层讨论与分析|董事会报告"),
+        ("compensation", r"executive compensation|remuneration|薪酬"),
+        ("executive_officers", r"executive officers|directors.? report|governance|董事、监事、高级管理人员|"
+                               r"董事、监事和高级管理人员|公司治理"),
+        ("business", r"^business\b|公司业务概要|公司简介|主要业务"),
+        ("notes", r"^(?:consolidated )?financial statements(?: and supplementary data)?\W*$|^financial report\W*$|"
+                  r"财务报告|财务报表"),
+    )
+]  # fmt: skip
+# A sub-heading inside the notes or a long section that names a topic questions are asked about: the pages from
+# it to the next sub-heading carry the topic's label.
+_TOPICS: list[tuple[str, re.Pattern[str]]] = [
+    (label, re.compile(pattern, re.I))
+    for label, pattern in (
+        ("segments", r"(?:business |operating |reportable )?segments?(?: information| reporting| data| results)?|"
+                     r"(?:information|results) (?:about|by|of) (?:our )?(?:reportable |operating )?segments?|"
+                     r"geographic (?:information|areas?|data)|分部信息|报告分部"),
+        ("tax", r"(?:provision for )?income taxes|taxation|income tax expense|所得税(?:费用)?"),
+        ("legal", r"legal proceedings|litigation|legal matters|contingencies|commitments and contingencies|"
+                  r"诉讼事项|或有事项"),
+        ("executive_officers", r"(?:information about )?(?:our )?executive officers(?: of (?:the )?registrant)?|"
+                               r"board of directors|directors and (?:senior|executive) (?:management|officers)"),
+        ("compensation", r"(?:summary )?compensation (?:table|discussion and analysis)|executive compensation|"
+                         r"directors.? remuneration(?: report)?"),
+        ("human_capital", r"human capital(?: resources| management)?|employees|our people|员工情况"),
+        ("key_figures", r"selected (?:consolidated )?financial data|financial highlights|"
+                        r"(?:近三年)?主要会计数据(?:和财务指标)?"),
+        ("risk_factors", r"risk factors|principal risks(?: and uncertainties)?|可能面对的风险|风险因素|重大风险提示"),
+    )
+]  # fmt: skip
+_MAX_TOPIC_WORDS = 8
+# A numbered note's heading ("Note 12 — Income Taxes", "12. Segment Information", "十二、所得税"): a new topic.
+NUMBERED = re.compile(
+    r"^(?:note\s*)?\d{1,2}\s*[.:—–-]?\s+(?=[A-Z])(?!.*\d)(.{3,80})$|^[(（]?[一二三四五六七八九十]+[)）、]\s*(.{2,30})$",
+    re.I,
+)
+# An officer's certification: "I, Corie Barry, certify that:", "… hereby certifies, pursuant to 18 U.S.C. 1350 …".
+_CERTIFICATION = re.compile(
+    r"\bI,\s+[A-Z][\w.'’\- ]{1,60},\s+(?:hereby\s+)?certify\b|"
+    r"\bhereby\s+certif(?:y|ies)\b|\bcertif(?:y|ies),?\s+pursuant\s+to\b"
+)
+_CERTIFICATION_LAW = re.compile(r"sarbanes[- ]oxley|rule\s+1[35][ad]-14|section\s+(?:302|906|1350)", re.I)
+_SIGNATURES = re.compile(r"^signatures?$", re.I)
+_SIGNED = re.compile(r"pursuant to the requirements of|duly (?:caused|authorized)", re.I)
+_EXHIBIT_LINE = re.compile(r"^\d{1,3}(?:\.\d{1,3}){1,2}[*†#]*\s+\S|^10[1-4]\.(?:INS|SCH|CAL|DEF|LAB|PRE)\b", re.I)
+_EXHIBIT_TITLE = re.compile(r"exhibit index|index to exhibits|exhibits?(?: and financial statement schedules)?$", re.I)
+EXHIBIT_LINES = 6  # lines that start with an exhibit number on an exhibit index page
+
+
+def title_label(title: str) -> str | None:
+    """The label of the pages under an outline heading, from its title ("Item 1A. Risk Factors" → risk_factors)."""
+    bare = re.sub(
+        r"^(?:item\s*\d{1,2}[a-c]?|part\s+[ivx]+|第\s*[一二三四五六七八九十]+\s*节)[\s.:—–-]*", "", title, flags=re.I
+    )
+    return next((label for label, pattern in _TITLE_LABELS if pattern.search(bare)), None)
+
+
+def topic_heading(text: str) -> tuple[bool, str | None]:
+    """Whether a line is a sub-heading (a numbered note, or a known topic as a whole line), and its topic."""
+    text = " ".join(text.split())
+    numbered = NUMBERED.match(text)
+    title = next((g for g in numbered.groups() if g), text) if numbered else text
+    title = title.strip(" .:—–-")
+    if len(title.split()) > _MAX_TOPIC_WORDS or (not title[:1].isupper() and not CJK.match(title[:1])):
+        return False, None
+    topic = next((label for label, pattern in _TOPICS if pattern.fullmatch(title)), None)
+    return (numbered is not None or topic is not None), topic
+
+
+def boilerplate_page(texts: list[str]) -> str | None:
+    """certification, signatures or exhibits for a page that is one of them (any filer's layout), else None: an
+    officer's certification cites the Sarbanes-Oxley Act or its rules and says "certify"; a signatures page is
+    headed SIGNATURES and signs "pursuant to the requirements of" the Act; an exhibit index lists exhibit numbers."""
+    text = " ".join(texts)
+    if _CERTIFICATION.search(text) and _CERTIFICATION_LAW.search(text):
+        return "certification"
+    if any(_SIGNATURES.match(t.strip()) for t in texts[:8]) and _SIGNED.search(text):
+        return "signatures"
+    numbered = sum(1 for t in texts if _EXHIBIT_LINE.match(t.strip()))
+    if numbered >= EXHIBIT_LINES and (
+        any(_EXHIBIT_TITLE.match(t.strip()) for t in texts[:10]) or numbered >= len(texts) // 3
+    ):
+        return "exhibits"
+    return None
 
 
 _NUMBERING = re.compile(
@@ -108,12 +173,14 @@ _NUMBERING = re.compile(
 
 
 def find_heading(lines: list[Line]) -> tuple[str, str] | None:
-    """(section, heading text) of the first heading on a page: a short line that starts with a known title."""
+    """(section, heading text) of the first heading on a page: a short line that starts with a known title, starts
+    with a capital (or a number, or Chinese) and does not read as a sentence that goes on (no trailing comma or
+    full stop, no dollar figure): "… reported in the consolidated balance sheets." is not a heading."""
     for line in lines:
         if line.furniture:
             continue
         text = " ".join(line.text.split())
-        if len(text.split()) > _MAX_HEADING_WORDS or len(text) > 120:
+        if len(text.split()) > _MAX_HEADING_WORDS or len(text) > 120 or not _HEADING_LIKE.match(text):
             continue
         bare = _NUMBERING.sub("", _NUMBERING.sub("", text))
         for label, pattern in _HEADINGS:
@@ -127,10 +194,23 @@ def heading_label(lines: list[Line]) -> str | None:
     return found[0] if found else None
 
 
+@functools.cache
+def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
+    """The question routes of ``indexer/data/question_routes.txt`` (read once)."""
+    text = resources.files("indexer.data").joinpath("question_routes.txt").read_text(encoding="utf-8")
+    routes = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            sections, _, pattern = line.partition(" | ")
+            routes.append((re.compile(pattern.strip(), re.I), tuple(s.strip() for s in sections.split(","))))
+    return routes
+
+
 def question_sections(question: str) -> tuple[str, ...]:
-    """Sections to prefer for a question, most specific first (empty when nothing points anywhere)."""
+    """Sections to prefer for a question, most specific first (empty when nothing points anywhere): where the
+    inputs of the concepts it names are printed (``indexer/data/question_routes.txt``)."""
     found: list[str] = []
-    for pattern, sections in QUESTION_SECTIONS:
+    for pattern, sections in _routes():
         if pattern.search(question):
             found.extend(s for s in sections if s not in found)
     return tuple(found)

@@ -28,6 +28,10 @@ class DenseIndex:
         self.rows = rows.astype(np.int64)
         self._position = {int(row): pos for pos, row in enumerate(self.rows)}
 
+    def holds(self, row: int) -> bool:
+        """Whether chunk ``row`` has a vector (boilerplate and contents pages have none)."""
+        return row in self._position
+
     @classmethod
     def build(
         cls, vectors: np.ndarray, rows: np.ndarray, dim: int, approximate_above: int = APPROXIMATE_ABOVE

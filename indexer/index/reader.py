@@ -77,6 +77,7 @@ class LoadedIndex:
     tokenizer: Tokenizer
     documents: dict[str, DocumentMeta]
     chunk_document_rows: dict[str, np.ndarray]
+    chunk_section_rows: dict[str, np.ndarray]  # section label → rows of its chunks, ascending (search routes there)
     parent_rows: np.ndarray  # for a table-row chunk, the row of the body chunk holding its line; else itself
     stamp: tuple[int, int] | None  # the manifest_stamp of the version loaded
     removed: frozenset[str]  # documents earlier versions served that this one no longer has
@@ -168,8 +169,11 @@ def _load_version(
     row_of = {chunk.chunk_id: row for row, chunk in enumerate(chunks)}
     parents = np.array([row_of.get(c.parent, row) if c.parent else row for row, c in enumerate(chunks)], np.int64)
     rows_by_doc: dict[str, list[int]] = {}
+    rows_by_section: dict[str, list[int]] = {}
     for row, chunk in enumerate(chunks):
         rows_by_doc.setdefault(chunk.document, []).append(row)
+        if chunk.section:
+            rows_by_section.setdefault(chunk.section, []).append(row)
     return LoadedIndex(
         folder=folder,
         manifest=manifest,
@@ -180,6 +184,7 @@ def _load_version(
         tokenizer=tokenizer,
         documents=documents,
         chunk_document_rows={doc: np.array(rows, dtype=np.int64) for doc, rows in rows_by_doc.items()},
+        chunk_section_rows={name: np.array(rows, dtype=np.int64) for name, rows in rows_by_section.items()},
         parent_rows=parents,
         stamp=stamp,
         removed=frozenset(previous.documents.keys() | previous.removed) - set(documents)
@@ -204,6 +209,12 @@ def allowed_rows(index: LoadedIndex, names: list[str] | None) -> np.ndarray | No
         return None
     parts = [index.chunk_document_rows[n] for n in names if n in index.chunk_document_rows]
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+def section_rows(index: LoadedIndex, section: str, allowed: np.ndarray | None) -> np.ndarray:
+    """Rows of the chunks labelled ``section`` among ``allowed`` (all when None)."""
+    rows = index.chunk_section_rows.get(section, np.empty(0, dtype=np.int64))
+    return rows if allowed is None else np.intersect1d(rows, allowed, assume_unique=True)
 
 
 def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:

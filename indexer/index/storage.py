@@ -34,6 +34,10 @@ class Storage(Protocol):
         """Whether any passage contains ``token`` (a token of the index's tokenizer)."""
         ...
 
+    def embedded(self, row: int) -> bool:
+        """Whether chunk ``row`` can be found by the dense list (it has a vector)."""
+        ...
+
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         """Chunk rows of the table rows best matching ``tokens`` (their own BM25), or None if not indexed."""
         ...
@@ -68,6 +72,9 @@ class LocalStorage:
 
     def passages(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
         return self.bm25.top_k(tokens, depth, allowed)[0]
+
+    def embedded(self, row: int) -> bool:
+        return self.dense is not None and self.dense.holds(row)
 
     def knows(self, token: str) -> bool:
         return self.bm25.knows(token)

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from indexer.core.geometry import ROW_IN_PASSAGE_PT
 from indexer.core.models import Chunk, Line, Page
-from indexer.core.sections import LONG_SECTIONS, find_heading
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF
+from indexer.ingest.page_labels import page_labels
 from indexer.ingest.tables import row_text
 
 
@@ -48,6 +48,7 @@ _BOILERPLATE = re.compile(
     re.IGNORECASE,
 )
 _DIGITS = re.compile(r"\d")
+_FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+|\d\.\d{2}\b")  # a printed amount, not a page number
 
 
 def estimate_tokens(text: str) -> int:
@@ -84,9 +85,13 @@ def mark_furniture(pages: list[Page], settings: ChunkSettings) -> list[Page]:
 
 
 def is_contents_page(lines: list[Line]) -> bool:
-    """A table-of-contents page: a contents heading near the top and mostly lines ending in page numbers."""
+    """A table-of-contents page: a contents heading near the top and mostly lines ending in page numbers, or
+    mostly dotted leaders to page numbers. A statement's dotted leaders run to figures ("Cash ..... $ 876,560"):
+    a page with many such figures is no contents page."""
     body = [line for line in lines if not line.furniture]
     if len(body) < 5:
+        return False
+    if sum(1 for line in body if _FIGURE.search(line.text)) > 0.2 * len(body):
         return False
     titled = any(_CONTENTS_TITLE.match(line.text) for line in body[:6])
     refs = sum(1 for line in body if ENDS_WITH_PAGE_REF.search(line.text))
@@ -188,28 +193,21 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
 
 
 def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
-    """All chunks of a document, each page's passages followed by its table rows; each page's section is its
-    own heading or the last one seen before it."""
+    """All chunks of a document, each page's passages followed by its table rows, labelled with the part of the
+    filing their page belongs to (ingest/page_labels.py); certification, signature and exhibit pages are boilerplate."""
     chunks: list[Chunk] = []
-    section: str | None = None
-    heading: str | None = None
-    carried = 0  # pages a short section has been carried past its heading
-    for page in pages:
+    for page, label in zip(pages, page_labels(pages), strict=True):
         if page.unreadable:
             continue  # its text layer is noise: not searchable until OCR'd (--ocr)
         if is_contents_page(page.lines):
             chunks.extend(chunk_page(document, doc_sha, page, settings, None))
             continue
-        found = find_heading(page.lines)
-        if found is not None:
-            (section, heading), carried = found, 0
-        elif section is not None and section not in LONG_SECTIONS:
-            carried += 1
-            if carried > 1:
-                section = heading = None
-        page_chunks = chunk_page(document, doc_sha, page, settings, section)
-        if heading is not None:
-            page_chunks = [c.model_copy(update={"heading": heading}) for c in page_chunks]
+        page_chunks = chunk_page(document, doc_sha, page, settings, label.section)
+        update: dict[str, object] = {"heading": label.heading} if label.heading else {}
+        if label.boilerplate:
+            update["kind"] = "boilerplate"
+        if update:
+            page_chunks = [c.model_copy(update=update) for c in page_chunks]
         chunks.extend(page_chunks)
         chunks.extend(table_row_chunks(document, doc_sha, page, page_chunks))
     return chunks

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import date
 from importlib import resources
 from pathlib import Path
@@ -42,6 +43,13 @@ _LEGAL_NAME = re.compile(
     r"S\.A\.|AG|SE|LLC|L\.P\.))$",
     re.M,
 )
+# A legal name inside running text ("… KP Tissue Inc. ("KPT") holds …"): up to four capitalised words and a legal form.
+_NAMED_INLINE = re.compile(
+    r"\b((?:[A-Z][\w&'’.-]*\s+){1,4}(?:Inc\.|Ltd\.|Limited|plc|PLC|Corp\.|Corporation|N\.V\.|S\.A\.|AG|SE))(?!\w)"
+)
+NAMED_MIN_PAGES = 3  # a legal name on fewer pages is a counterparty, an auditor or a subsidiary
+# Small capitals extracted as a capital and the rest of the word: "MGM R ESORTS I NTERNATIONAL".
+_SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")
 _FILENAME_FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("10-K", re.compile(r"10-?K", re.I)),
     ("10-Q", re.compile(r"10-?Q", re.I)),
@@ -200,6 +208,21 @@ def detect_foreign_name(text: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
+def _most_named(pages: list[Page]) -> str | None:
+    """The legal name printed on the most pages (at least a few): the company an annual report is about when its
+    cover prints a slogan and its registrant line is nowhere near the front."""
+    counts: Counter[str] = Counter()
+    for page in pages:
+        counts.update({" ".join(m.split()) for m in _NAMED_INLINE.findall(page.text) if not m.startswith("The ")})
+    best = counts.most_common(1)
+    return best[0][0] if best and best[0][1] >= NAMED_MIN_PAGES else None
+
+
+def _unsplit(name: str) -> str:
+    """Small capitals joined again when a name has several split words ("MGM RESORTS INTERNATIONAL")."""
+    return _SMALL_CAPS.sub(r"\1", name) if len(_SMALL_CAPS.findall(name)) >= 2 else name
+
+
 def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     """Metadata fields for :class:`indexer.core.models.DocumentMeta` (title, company, form, period, …)."""
     text = _cover(pages)
@@ -209,10 +232,16 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     if company is None or company == _from_file_name(file_name):
         legal = _LEGAL_NAME.search(_first_text(pages, LEGAL_NAME_PAGES))  # a company named a few pages in
         company = legal.group(1).strip() if legal else company
+    if company is None or company == _from_file_name(file_name):
+        company = _most_named(pages) or company
+    company = _unsplit(company) if company else company
     period = detect_period(form, file_name, text)
     end = period_end(text)
     if end is None and form == "8-K" and period and re.fullmatch(r"\d{4}-\d{2}-\d{2}", period):
         end = period  # an 8-K reports an event: its date of report
+    if end is None and form == "annual report" and (named := period_year(period)):
+        inside = period_end(opening)  # "For the years ended December 31 2022 2021 …" over the highlights
+        end = inside if inside and inside.startswith(str(named)) else None
     year = fiscal_year(
         file_name, _first_text(pages, FISCAL_PAGES), end, period_year(period), annual=is_fiscal_year(text)
     )

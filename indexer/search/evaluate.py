@@ -45,6 +45,7 @@ class Question(BaseModel):
     pages: list[int]
     lang: str = "unknown"
     kind: str = "unknown"
+    source: str = "unknown"  # the benchmark a question comes from (financebench, erc-r2, …)
     dataset: str = "questions"
 
 
@@ -161,7 +162,13 @@ class Evaluator:
                         ranked, noted = self.run_system(system, question.question, only)
                     metrics = page_metrics(ranked, name or question.document, question.pages, self.ks)
                     metrics["noted"] = float(noted)  # a "may not be in the knowledge base" note: false on dev
-                    groups_of = ("all", f"set={question.dataset}", f"lang={question.lang}", f"kind={question.kind}")
+                    groups_of = (
+                        "all",
+                        f"set={question.dataset}",
+                        f"lang={question.lang}",
+                        f"source={question.source}",
+                        f"kind={question.kind}",
+                    )
                     for group in groups_of:
                         groups[(system, mode, group)].add(metrics)
                     row[f"{system}/{mode}"] = {"hit@5": metrics.get("hit@5"), "top": ranked[:5]}
@@ -189,7 +196,8 @@ def recipe_id(recipe: Recipe) -> str:
 
 
 def format_table(report: dict[str, object]) -> str:
-    """A plain-text table: every system overall, then the hybrid system by language and kind."""
+    """A plain-text table: every system overall and per question set, then the hybrid system by language, source
+    and kind."""
     ks = report["ks"]
     assert isinstance(ks, list)
     columns = [f"hit@{k}" for k in ks] + [f"recall@{k}" for k in ks if k > 1] + ["mrr", "noted"]

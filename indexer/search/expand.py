@@ -11,7 +11,7 @@ from functools import lru_cache
 from importlib import resources
 
 from indexer.core.text import CJK, has_cjk
-from indexer.core.tokenize import normalize_text
+from indexer.core.tokenize import Tokenizer, normalize_text
 from indexer.search.recipe import DEFAULT_RECIPE
 
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
@@ -193,3 +193,18 @@ def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[
     if translated:
         variants.append(Variant(f"{query} {' '.join(translated)}", weight, "translated"))
     return variants
+
+
+@lru_cache(maxsize=4)
+def _generic_words(tokenizer: Tokenizer) -> frozenset[str]:
+    text = resources.files("indexer.data").joinpath("generic_query_words.txt").read_text(encoding="utf-8")
+    words = [w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#")]
+    return frozenset(t for w in words for t in tokenizer.tokenize(w))
+
+
+def content_tokens(tokens: list[str], tokenizer: Tokenizer) -> list[str]:
+    """A question's tokens without the words that only name the document or the act of reporting ("annual report",
+    "company", "disclosed": ``indexer/data/generic_query_words.txt``), unless nothing else is left."""
+    generic = _generic_words(tokenizer)
+    kept = [t for t in tokens if t not in generic]
+    return kept or tokens

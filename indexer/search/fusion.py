@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from indexer.search.recipe import DEFAULT_RECIPE
 
 RRF_K = DEFAULT_RECIPE.rrf_k
+ROUTED = "bm25:routed"  # lists within the question's routed sections: a bonus, not a view of every row
 
 
 @dataclass(frozen=True)
@@ -26,3 +27,17 @@ def reciprocal_rank_fusion(lists: Sequence[RankedList], k: int = RRF_K) -> list[
         for rank, row in enumerate(ranked.rows, start=1):
             scores[row] = scores.get(row, 0.0) + ranked.weight / (k + rank)
     return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def rescale_unranked(
+    fused: list[tuple[int, float]], lists: Sequence[RankedList], prefix: str, ranks: Callable[[int], bool]
+) -> list[tuple[int, float]]:
+    """Scores of rows that the lists named ``prefix…`` could not rank (no vector: boilerplate the question asks
+    for, a document not embedded yet) scaled up by the share of weight those lists hold, so that a row is judged
+    by the lists that can see it instead of losing to every row that two kinds of list can vote for."""
+    absent = sum(r.weight for r in lists if r.name.startswith(prefix))
+    total = sum(r.weight for r in lists if not r.name.startswith(ROUTED))
+    if absent <= 0 or total <= absent:
+        return fused
+    scale = total / (total - absent)
+    return [(row, score if ranks(row) else score * scale) for row, score in fused]

@@ -55,6 +55,11 @@ class Recipe(BaseModel):
     section_boost: tuple[float, ...] = Field(
         default=(1.3, 1.15, 1.1), description="factor for chunks in the sections a question points at, best first"
     )
+    routed_weights: tuple[float, ...] = Field(
+        default=(0.5, 0.25),
+        description="weight of a BM25 list within the question's first, second … routed section (where the inputs "
+        "of the concepts it names are printed: indexer/data/question_routes.txt), relative to the BM25 list's",
+    )
     max_highlights: int = Field(default=40, description="highlight boxes per hit at most")
 
 

@@ -19,19 +19,20 @@ from pydantic import BaseModel, Field
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
-from indexer.core.models import Box, Cell, StoredChunk
+from indexer.core.models import Box, StoredChunk
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
-from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, get_page_tables
+from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, section_rows
 from indexer.search.absence import absence
-from indexer.search.expand import Variant, expand, strip_instructions
+from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
 from indexer.search.filters import filter_documents
-from indexer.search.fusion import RankedList, reciprocal_rank_fusion
+from indexer.search.fusion import ROUTED, RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
 from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routing import Route, route
+from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows
 
 logger = logging.getLogger(__name__)
 
@@ -39,15 +40,6 @@ MAX_QUERY_CHARS = 2000
 # Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short
 # translation (a long bag of synonyms costs 2-4x the embedding time and measured no better).
 BM25_VARIANTS = frozenset({"original", "keywords"})
-
-
-class RowEvidence(BaseModel):
-    """The table row on a hit's page that best matches the query, its figures under their column headers."""
-
-    text: str = Field(description="title | label | header: figure | … — the row with its headers, quotable")
-    label: str
-    cells: list[Cell]
-    boxes: list[Box] = Field(serialization_alias="bboxes", description="the row's label and cells")
 
 
 class Source(BaseModel):
@@ -152,39 +144,6 @@ def _passages(index: LoadedIndex, rows: list[int]) -> list[int]:
     return out
 
 
-def _best_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]], keep: int) -> None:
-    """Remember each page's best-ranked table rows ({row: rank}), to show one with a hit on that page."""
-    for rank, row in enumerate(rows, start=1):
-        chunk = index.chunks[row]
-        ranks = best.setdefault((chunk.document, chunk.page), {})
-        if rank < ranks.get(row, rank + 1):
-            ranks[row] = rank
-            if len(ranks) > keep:
-                del ranks[max(ranks, key=ranks.__getitem__)]
-
-
-def _matching_row(index: LoadedIndex, candidates: dict[int, int] | None, wanted: set[str]) -> RowEvidence | None:
-    """The best-ranked candidate row whose own label shares a term with the question: a row that matched only
-    through its table's title or column headers ("Revenue Mix … | Other | 2 %") is not evidence."""
-    for row, _ in sorted((candidates or {}).items(), key=lambda item: item[1]):
-        evidence = _row_evidence(index, index.chunks[row])
-        if evidence is not None and wanted & set(index.tokenizer.tokenize(evidence.label)):
-            return evidence
-    return None
-
-
-def _name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:
-    """Tokens of the names of the companies in scope: in a table row they match nothing useful (a 'Best Buy'
-    row of a store count table is not evidence for a question about Best Buy's cost of sales)."""
-    names = scope if scope is not None else list(index.documents)
-    if len(names) > 20:
-        return set()
-    text = " ".join(
-        " ".join(filter(None, (m.company, m.english_name, *m.tickers))) for m in (index.documents[n] for n in names)
-    )
-    return set(index.tokenizer.tokenize(text))
-
-
 def _dense_query(variants: list[Variant]) -> Variant:
     """What the dense retriever embeds, once: the query with its translated terms when it has them (a multilingual
     embedder reads both languages in one text: on the dev sets, the same hits as embedding the query and its
@@ -210,7 +169,7 @@ def _ranked_lists(
     embedder = index.embedder if storage.dense_search and "dense" in options.retrievers else None
     searchable = False
     for variant in variants:
-        tokens = index.tokenizer.tokenize(variant.text)
+        tokens = content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer)
         searchable = searchable or bool(tokens)
         if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
             rows = storage.passages(tokens, depth, allowed)
@@ -225,7 +184,7 @@ def _ranked_lists(
                 content = [t for t in tokens if t not in names]
                 if len(content) != len(tokens):
                     table_rows = storage.table_rows(content, depth, allowed)
-                _best_rows(index, (table_rows if table_rows is not None else rows[:0]).tolist(), best_rows,
+                remember_rows(index, (table_rows if table_rows is not None else rows[:0]).tolist(), best_rows,
                            recipe.row_candidates)  # fmt: skip
     dense_ready = embedder is not None
     if embedder is not None:
@@ -241,6 +200,27 @@ def _ranked_lists(
     return lists
 
 
+def _routed_lists(
+    index: LoadedIndex,
+    variants: list[Variant],
+    sections: tuple[str, ...],
+    weights: Route,
+    depth: int,
+    allowed: np.ndarray | None,
+    recipe: Recipe,
+) -> list[RankedList]:
+    """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
+    income-statement page for a margin question reaches the fusion even when other pages repeat its words more."""
+    tokens = content_tokens(index.tokenizer.tokenize(variants[0].text), index.tokenizer)
+    present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
+    lists = []
+    for (section, rows), weight in zip(present, recipe.routed_weights, strict=False):
+        if tokens and weight > 0:
+            ranked = index.storage.passages(tokens, depth, rows)
+            lists.append(RankedList(f"{ROUTED}:{section}", ranked.tolist(), weights.bm25_weight * weight))
+    return lists
+
+
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
     """Whether some document in scope is written in another language than the query (or its language is unknown)."""
     query_language = "zh" if has_cjk(query) else "en"
@@ -251,7 +231,8 @@ def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) 
 def _adjusted(
     chunk: StoredChunk, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
 ) -> float:
-    score *= recipe.demotion.get(chunk.kind, 1.0)
+    if chunk.section not in sections:  # a certification or an exhibit index the question asks for is not demoted
+        score *= recipe.demotion.get(chunk.kind, 1.0)
     if preferred and chunk.document not in preferred:
         score *= recipe.other_document
     if chunk.section and chunk.section in sections:
@@ -322,11 +303,16 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     best_rows: dict[tuple[str, int], dict[int, int]] = {}
-    names = _name_tokens(index, scope)
+    names = name_tokens(index, scope)
     lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names)
-    wanted = {t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)} - names
+    tokenizer = index.tokenizer
+    wanted = {
+        t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
+    } - names
     sections = question_sections(text) if options.sections else ()
-    fused = reciprocal_rank_fusion(lists, recipe.rrf_k)
+    if "bm25" in options.retrievers:
+        lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe)
+    fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
     adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(adjusted, key=lambda item: -item[0])
     best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
@@ -337,7 +323,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     hits = []
     for score, row in _select(index, scored, top_k, options, plan):
         chunk = index.chunks[row]
-        evidence = _matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
+        evidence = matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
     if options.highlights:
         budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
@@ -380,18 +366,6 @@ def _with_highlights(
         page = get_page_lines(index, hit.document, hit.page)
         out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns, budget)}))
     return out
-
-
-def _row_evidence(index: LoadedIndex, row: StoredChunk) -> RowEvidence | None:
-    """A table-row chunk's cells, from its page's tables (kept there, not in memory with every chunk)."""
-    if row.table_ref is None:
-        return None
-    table, number = row.table_ref
-    tables = get_page_tables(index, row.document, row.page)
-    if table >= len(tables) or number >= len(tables[table].rows):
-        return None
-    cells = tables[table].rows[number]
-    return RowEvidence(text=row.text, label=cells.label, cells=cells.cells, boxes=cells.boxes)
 
 
 def _hit(

@@ -1,0 +1,84 @@
+"""The table row shown with a hit: of the rows the table-row BM25 ranked on the hit's page, the best whose own
+label answers the question — not a row that matched only through its table's title, its column headers, a period
+or the company's name."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from indexer.core.models import Box, Cell, StoredChunk
+from indexer.index.reader import LoadedIndex, get_page_tables
+
+
+class RowEvidence(BaseModel):
+    """The table row on a hit's page that best matches the query, its figures under their column headers."""
+
+    text: str = Field(description="title | label | header: figure | … — the row with its headers, quotable")
+    label: str
+    cells: list[Cell]
+    boxes: list[Box] = Field(serialization_alias="bboxes", description="the row's label and cells")
+
+
+def remember_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]], keep: int) -> None:
+    """Remember each page's best-ranked table rows ({row: rank}), to show one with a hit on that page."""
+    for rank, row in enumerate(rows, start=1):
+        chunk = index.chunks[row]
+        ranks = best.setdefault((chunk.document, chunk.page), {})
+        if rank < ranks.get(row, rank + 1):
+            ranks[row] = rank
+            if len(ranks) > keep:
+                del ranks[max(ranks, key=ranks.__getitem__)]
+
+
+# Tokens that name a period: a row that shares only these with a question ("2023 | …") answers nothing.
+_PERIOD_TOKEN = re.compile(
+    r"^(?:(?:19|20)\d{2}|fy\d{2,4}|q[1-4]|h[12]|[1-4]q\d{2}|\d{2,4}年|.*季度|年度|半年度|年末|期末|"
+    r"quarter|year|month|week|fiscal|period|end|ytd)$"
+)
+
+
+def is_period_token(token: str) -> bool:
+    return bool(_PERIOD_TOKEN.match(token))
+
+
+def matching_row(index: LoadedIndex, candidates: dict[int, int] | None, wanted: set[str]) -> RowEvidence | None:
+    """Of the candidate rows whose own label shares a term with the question (a period does not count), the one
+    sharing the most, best-ranked first on a tie: "Comparable sales" over "Pacific Sales" for a question about
+    comparable sales; a row that matched only through its table's title or column headers ("Revenue Mix … | Other
+    | 2 %") or only by a year is not evidence."""
+    terms = {t for t in wanted if not is_period_token(t)}
+    best: tuple[int, int, RowEvidence] | None = None
+    for row, rank in (candidates or {}).items():
+        evidence = row_evidence(index, index.chunks[row])
+        if evidence is None:
+            continue
+        shared = len(terms & set(index.tokenizer.tokenize(evidence.label)))
+        if shared and (best is None or (shared, -rank) > (best[0], -best[1])):
+            best = (shared, rank, evidence)
+    return best[2] if best else None
+
+
+def name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:
+    """Tokens of the names of the companies in scope: in a table row they match nothing useful (a 'Best Buy'
+    row of a store count table is not evidence for a question about Best Buy's cost of sales)."""
+    names = scope if scope is not None else list(index.documents)
+    if len(names) > 20:
+        return set()
+    text = " ".join(
+        " ".join(filter(None, (m.company, m.english_name, *m.tickers))) for m in (index.documents[n] for n in names)
+    )
+    return set(index.tokenizer.tokenize(text))
+
+
+def row_evidence(index: LoadedIndex, row: StoredChunk) -> RowEvidence | None:
+    """A table-row chunk's cells, from its page's tables (kept there, not in memory with every chunk)."""
+    if row.table_ref is None:
+        return None
+    table, number = row.table_ref
+    tables = get_page_tables(index, row.document, row.page)
+    if table >= len(tables) or number >= len(tables[table].rows):
+        return None
+    cells = tables[table].rows[number]
+    return RowEvidence(text=row.text, label=cells.label, cells=cells.cells, boxes=cells.boxes)

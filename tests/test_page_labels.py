@@ -1,0 +1,69 @@
+"""Page labels (the part of a filing each page belongs to) on a real 10-Q, and the search routing built on them."""
+
+from __future__ import annotations
+
+from indexer.core.sections import boilerplate_page
+from indexer.index.reader import LoadedIndex
+from indexer.search.expand import content_tokens
+from indexer.search.retrieve import search
+from tests.conftest import BESTBUY_10Q
+
+
+def _labels(index: LoadedIndex, document: str) -> dict[int, tuple[str | None, str]]:
+    return {c.page: (c.section, c.kind) for c in index.chunks if c.document == document and c.kind != "table_row"}
+
+
+def test_a_10q_s_pages_carry_their_part(samples_index: LoadedIndex) -> None:
+    labels = _labels(samples_index, BESTBUY_10Q.name)
+    assert labels[3] == ("balance_sheet", "body")  # Condensed Consolidated Balance Sheets
+    assert labels[4] == ("income_statement", "body")
+    assert labels[6] == ("cash_flow", "body")
+    assert labels[9] == ("notes", "body")
+    assert labels[13] == ("legal", "body")  # note 10. Contingencies
+    assert labels[14] == ("segments", "body")  # note 11. Segments
+    assert labels[20][0] == "mdna"  # Item 2, p.15 on
+    assert labels[25] == (None, "body")  # Part II: share repurchases and the exhibit list, real content
+    assert labels[26] == ("signatures", "boilerplate")
+    assert {labels[p] for p in range(27, 31)} == {("certification", "boilerplate")}  # Exhibits 31.1 … 32.2
+
+
+def test_boilerplate_pages_by_their_own_text() -> None:
+    certification = [
+        "Exhibit 31.1",
+        "CERTIFICATION PURSUANT TO",
+        "SECTION 302 OF THE SARBANES-OXLEY ACT OF 2002",
+        "I, Corie Barry, certify that:",
+        "1. I have reviewed this Quarterly Report on Form 10-Q",
+    ]
+    assert boilerplate_page(certification) == "certification"
+    exhibit_list = ["31.1 Certification of the CEO pursuant to Section 302 of the Sarbanes-Oxley Act of 2002"]
+    assert boilerplate_page(exhibit_list) is None  # an exhibit index names the certifications, it is not one
+    index = ["EXHIBIT INDEX", *(f"10.{n} Amended and Restated Credit Agreement" for n in range(1, 8))]
+    assert boilerplate_page(index) == "exhibits"
+    signatures = ["SIGNATURES", "Pursuant to the requirements of the Securities Exchange Act of 1934, the registrant"]
+    assert boilerplate_page(signatures) == "signatures"
+    assert boilerplate_page(["Signatures of the directors appear on page 40", "Revenue rose 4%"]) is None
+
+
+def test_words_that_name_the_report_do_not_rank(samples_index: LoadedIndex) -> None:
+    tokenizer = samples_index.tokenizer
+    tokens = tokenizer.tokenize("Did the company outline ESG initiatives in the annual report?")
+    assert content_tokens(tokens, tokenizer) == tokenizer.tokenize("ESG initiatives")
+    assert content_tokens(tokenizer.tokenize("annual report"), tokenizer) == tokenizer.tokenize("annual report")
+
+
+def test_an_officer_question_reaches_the_pages_that_name_officers(samples_index: LoadedIndex) -> None:
+    # a 10-Q has no executive officers section: its signatures and certifications name the CFO; boilerplate that
+    # a question asks for is neither demoted nor lost for want of a vector
+    hits = search(samples_index, "Who is the CFO of Best Buy?", top_k=3)
+    assert hits[0].page == 26 and "Chief Financial Officer" in hits[0].content
+    assert all(h.section in ("signatures", "certification") for h in hits)
+    # … and the same pages stay out of a question about figures that mentions the report
+    hits = search(samples_index, "According to the quarterly report, what was Best Buy's gross profit?", top_k=5)
+    assert all(h.kind == "body" for h in hits)
+
+
+def test_a_margin_question_reaches_the_income_statement(samples_index: LoadedIndex) -> None:
+    hits = search(samples_index, "Is Best Buy's gross margin improving?", top_k=5, documents=BESTBUY_10Q.name)
+    assert 4 in [h.page for h in hits]  # Condensed Consolidated Statements of Earnings
+    assert hits[[h.page for h in hits].index(4)].section == "income_statement"
