@@ -165,6 +165,7 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         "table_rows": report.table_rows,
         "embedded_chunks": report.embedded,
         "reused_vectors": report.reused_vectors,
+        "cached_vectors": report.cached_vectors,
         "reused_documents": report.reused_documents,
         "failed": [f.model_dump() for f in report.failures],
         "links_out_skipped": report.links_out,
@@ -175,7 +176,10 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         return
     print(f"Indexed {report.documents} documents, {report.pages} pages, {report.chunks} chunks into {report.index_dir}")
     print(f"  table rows indexed as chunks: {report.table_rows}")
-    print(f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index)")
+    print(
+        f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index, "
+        f"{report.cached_vectors} from the vector cache)"
+    )
     print(f"  unchanged files not parsed again: {report.reused_documents}")
     unsearchable = report.pages_without_text + report.pages_unreadable
     print(

@@ -15,6 +15,7 @@ from indexer.ingest.parse import PdfParser
 from indexer.ingest.table_lines import split_line
 from indexer.ingest.tables import check_totals, find_tables
 from indexer.search.retrieve import search
+from indexer.search.table_evidence import is_period_token
 from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, text_under
 
 NICS = ROOT / "tests" / "pdfs" / "pdfplumber_nics-background-checks-2015-11.pdf"
@@ -145,6 +146,16 @@ def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) 
     assert cell.text == "14,680"
     assert text_under(BESTBUY_10Q, 4, cell.boxes) == "14,680"
     assert "Six Months Ended July 29, 2023: 14,680" in evidence.text
+
+
+def test_a_row_is_shown_only_when_its_own_label_answers(samples_index: LoadedIndex) -> None:
+    """On the Domestic segment page the table-row BM25 also ranks 'Pacific Sales | 20 | …' (its label shares
+    'sales'): the row shown is the one whose label holds most of the question's terms, a period alone is none."""
+    hits = search(samples_index, "Domestic comparable sales % change", top_k=10, documents="BESTBUY_2024Q2*")
+    on_page = next(h for h in hits if h.page == 17)
+    assert on_page.table_row is not None and on_page.table_row.label.startswith("Comparable sales")
+    assert text_under(BESTBUY_10Q, 17, on_page.table_row.boxes[:1]).replace(" ", "").startswith("Comparablesales")
+    assert is_period_token("2023") and is_period_token("2019年") and not is_period_token("sales")
 
 
 def test_figures_merged_into_a_label_run_are_split_off() -> None:

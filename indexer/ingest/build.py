@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.core.errors import DocumentError, FilingsError
-from indexer.core.models import Chunk, DocumentMeta, Page
+from indexer.core.models import Chunk, DocumentMeta, Page, StoredChunk
 from indexer.core.tokenize import Tokenizer
 from indexer.index.dense import DenseIndex
 from indexer.index.embed import Embedder, make_embedder
@@ -35,8 +35,9 @@ from indexer.index.store import (
     write_pages,
     write_pdf,
 )
+from indexer.index.vector_cache import VectorCache, text_key
 from indexer.ingest import metadata
-from indexer.ingest.chunk import chunk_document, lexical_text, mark_furniture
+from indexer.ingest.chunk import PASSAGE_TEXT, chunk_document, dense_text, lexical_text, mark_furniture
 from indexer.ingest.convert import is_html
 from indexer.ingest.edgar import read_sidecar
 from indexer.ingest.parse import PARSE_WORKERS, PdfParser
@@ -71,7 +72,8 @@ class BuildReport:
     chunks: int = 0
     table_rows: int = 0
     embedded: int = 0
-    reused_vectors: int = 0
+    reused_vectors: int = 0  # vectors taken from the index being replaced
+    cached_vectors: int = 0  # vectors taken from this machine's vector cache (index/vector_cache.py)
     reused_documents: int = 0  # unchanged files whose pages came from the previous index instead of a parse
     converted: int = 0  # HTML filings converted to PDF
     links_out: list[str] = field(default_factory=list)  # links out of the folder, skipped (see folder_sources)
@@ -87,44 +89,68 @@ def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[
 
 
 def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]:
-    """Vectors of the index being replaced, by chunk content hash, when it used the same embedder.
+    """Vectors of the index being replaced, by the key of the text each was made from (vector_cache.text_key),
+    when it used the same embedder: an index copied from another machine brings its vectors along.
 
     Read leniently (raw JSON, any schema version) so that an upgrade of the index format does not cost a
-    re-embedding: only the embedder id, the chunks' content hashes and the vectors are used.
+    re-embedding: only the embedder, the documents, the chunks' texts and the vectors are used.
     """
     try:
         manifest = json.loads(Layout(index_dir).manifest.read_text(encoding="utf-8"))
-        if (manifest.get("embedder") or {}).get("id") != embedder_id:
+        info = manifest.get("embedder") or {}
+        if info.get("id") != embedder_id:
             return {}
+        with_header = info.get("passage_text", "plain") == PASSAGE_TEXT
+        metas = {m.document: m for m in (DocumentMeta.model_validate(d) for d in manifest["documents"])}
         with Layout(index_dir).chunks.open(encoding="utf-8") as handle:
-            hashes = [json.loads(line)["content_hash"] for line in handle if line.strip()]
+            stored = [StoredChunk.model_validate_json(line) for line in handle if line.strip()]
         dense = DenseIndex.load(index_dir)
     except (OSError, ValueError, KeyError, RuntimeError) as exc:
         if Layout(index_dir).manifest.exists():
             logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
     vectors = dense.vectors()
-    return {hashes[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(hashes)}
+    keys = [text_key(dense_text(c, metas.get(c.document)) if with_header else c.text) for c in stored]
+    return {keys[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(keys)}
 
 
 def embed_chunks(
-    chunks: list[Chunk], embedder: Embedder, cache: dict[str, np.ndarray], settings: BuildSettings, report: BuildReport
+    chunks: list[Chunk],
+    metas: dict[str, DocumentMeta],
+    embedder: Embedder,
+    previous: dict[str, np.ndarray],
+    settings: BuildSettings,
+    report: BuildReport,
 ) -> DenseIndex:
+    """The dense index of the embedded chunks: each vector from the index being replaced, else from the machine's
+    vector cache, else computed (shortest texts batched together, so little is padded) and kept in the cache as
+    it goes, so a build killed half-way loses at most one unflushed batch."""
     rows = [row for row, chunk in enumerate(chunks) if chunk.kind in EMBEDDED_KINDS]
+    texts = [dense_text(chunks[row], metas.get(chunks[row].document)) for row in rows]
+    keys = [text_key(text) for text in texts]
+    cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
     vectors = np.zeros((len(rows), embedder.dim), dtype=np.float32)
     todo: list[int] = []
-    for pos, row in enumerate(rows):
-        cached = cache.get(chunks[row].content_hash)
-        if cached is not None and cached.shape == (embedder.dim,):
-            vectors[pos] = cached
+    for pos, key in enumerate(keys):
+        known, cached = previous.get(key), cache.get(key)
+        if known is not None and known.shape == (embedder.dim,):
+            vectors[pos] = known
             report.reused_vectors += 1
+        elif cached is not None:
+            vectors[pos] = cached
+            report.cached_vectors += 1
         else:
             todo.append(pos)
-    with _progress(len(todo), "chunk", "embedding", settings.progress) as bar:
-        for start in range(0, len(todo), settings.batch_size):
-            batch = todo[start : start + settings.batch_size]
-            vectors[batch] = embedder.embed_passages([chunks[rows[pos]].text for pos in batch])
-            bar.update(len(batch))
+    todo.sort(key=lambda pos: len(texts[pos]))
+    try:
+        with _progress(len(todo), "chunk", "embedding", settings.progress) as bar:
+            for start in range(0, len(todo), settings.batch_size):
+                batch = todo[start : start + settings.batch_size]
+                vectors[batch] = embedder.embed_passages([texts[pos] for pos in batch])
+                cache.put([keys[pos] for pos in batch], vectors[batch])
+                bar.update(len(batch))
+    finally:
+        cache.flush()
     report.embedded = len(rows)
     return DenseIndex.build(vectors, np.array(rows, dtype=np.int64), embedder.dim)
 
@@ -371,10 +397,13 @@ def _index_and_publish(
         embedder_info = None
         if embedder is not None:
             t0 = time.perf_counter()
-            cache = _previous_vectors(settings.index_dir, embedder.id)
-            dense = embed_chunks(chunks, embedder, cache, settings, report)
+            previous = _previous_vectors(settings.index_dir, embedder.id)
+            metas = {doc.meta.document: doc.meta for doc in parsed}
+            dense = embed_chunks(chunks, metas, embedder, previous, settings, report)
             dense.save(staging)
-            embedder_info = EmbedderInfo(spec=settings.embedder, id=embedder.id, dim=embedder.dim)
+            embedder_info = EmbedderInfo(
+                spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=PASSAGE_TEXT
+            )
             report.seconds["embed"] = time.perf_counter() - t0
         for doc in parsed:
             write_pages(staging, doc.meta, doc.pages)

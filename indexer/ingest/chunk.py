@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from indexer.core.geometry import ROW_IN_PASSAGE_PT
-from indexer.core.models import Chunk, Line, Page
+from indexer.core.models import Chunk, DocumentMeta, Line, Page, StoredChunk
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF
 from indexer.ingest.page_labels import page_labels
 from indexer.ingest.tables import row_text
@@ -216,3 +216,30 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
 def lexical_text(chunk: Chunk) -> str:
     """What BM25 indexes: the chunk, preceded by its section heading (statements continue without one)."""
     return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text
+
+
+# What precedes a passage when it is embedded (recorded in the manifest as the embedder's ``passage_text``): bump it
+# whenever dense_text changes, so no vector made from another text is reused.
+PASSAGE_TEXT = "header/1"
+_HEADING_CHARS = 80
+
+
+def passage_header(meta: DocumentMeta | None, heading: str | None) -> str:
+    """One line naming where a passage is printed — company, form, fiscal year and the section's heading as printed
+    ("Best Buy Co., Inc. 10-K FY2023. Consolidated Statements of Cash Flows") — so that a passage's vector also
+    says whose filing and which statement it comes from (a page of figures rarely names either)."""
+    parts: list[str] = []
+    if meta is not None:
+        year = None if meta.year is None else (f"{meta.year}年" if meta.language == "zh" else f"FY{meta.year}")
+        parts = [p for p in (meta.company, meta.form, year) if p]
+    head = " ".join(parts)
+    if heading:
+        heading = " ".join(heading.split())[:_HEADING_CHARS]
+        head = f"{head}. {heading}" if head else heading
+    return head
+
+
+def dense_text(chunk: StoredChunk, meta: DocumentMeta | None) -> str:
+    """What the dense model embeds for a chunk: its :func:`passage_header`, then its text."""
+    header = passage_header(meta, chunk.heading)
+    return f"{header}\n{chunk.text}" if header else chunk.text

