@@ -27,6 +27,16 @@ def test_unknown_stays_unknown() -> None:
     assert detect_period(None, "scan_0001.pdf", "no dates here") is None
 
 
+def test_a_form_named_in_running_text_is_another_document() -> None:
+    release = (
+        "ACME Corp Reports First-Quarter 2023 Results; Raises Full-Year Guidance\nNet revenue growth 10.2%\n"
+        "… Please refer to ACME's Quarterly Report on Form 10-Q for the 12 weeks ended March 25, 2023 …"
+    )
+    assert detect_form("x.pdf", release) == "earnings release"
+    cover = "UNITED STATES\nSECURITIES AND EXCHANGE COMMISSION\nFORM 10-Q\nACME Corp Reports First-Quarter Results"
+    assert detect_form("x.pdf", cover) == "10-Q"  # a cover's title line outranks a headline
+
+
 def test_ten_k_fiscal_year_comes_from_the_cover() -> None:
     text = "FORM 10-K\nFor the fiscal year ended January 28, 2023\nBEST BUY CO., INC.\n(Exact name of registrant"
     assert detect_form("x.pdf", text) == "10-K"

@@ -50,3 +50,11 @@ def test_index_and_query_tokenize_alike(tokenizer: Tokenizer) -> None:
 def test_jieba_cache_goes_to_the_chosen_folder(tmp_path: Path) -> None:
     Tokenizer(tmp_path).tokenize("毛利率")
     assert any(tmp_path.iterdir())
+
+
+def test_a_hyphenated_compound_matches_its_closed_form(tokenizer: Tokenizer) -> None:
+    """Downer's report prints both "share buy-back" and "buyback"; a question may spell it either way."""
+    assert tokenizer.tokenize("share buy-back program") == ["share", "buy", "back", "buyback", "program"]
+    assert "buyback" in tokenizer.tokenize("Did it announce a share buyback?")
+    assert tokenizer.tokenize("Non-GAAP") == ["non", "gaap", "nongaap"]
+    assert tokenizer.tokenize("Form 10-K") == ["form", "10-k"]  # a form name stays one token

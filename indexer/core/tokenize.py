@@ -1,7 +1,8 @@
 """The one tokenizer used at index time and at query time.
 
 CJK runs go through jieba (search mode, so 归属于上市公司股东 also yields 上市公司 and 股东), Latin words are
-lower-cased and stemmed (Snowball English), numbers are normalised ("1,234.50" → "1234.5"), and
+lower-cased and stemmed (Snowball English), a hyphenated compound also gives its closed form ("buy-back" →
+buy, back, buyback: writers print both), numbers are normalised ("1,234.50" → "1234.5"), and
 one-character Latin tokens and common stopwords are dropped. Its settings are recorded in the manifest.
 """
 
@@ -17,11 +18,13 @@ from pathlib import Path
 
 from indexer.core.text import CJK_RANGE
 
-TOKENIZER_ID = "filings-tok-1"
+TOKENIZER_ID = "filings-tok-2"
 
-# A number (with thousands separators and decimals), a Latin word, or a run of CJK characters.
+# A form name, a hyphenated compound ("buy-back"), a number (with thousands separators and decimals), a Latin word,
+# or a run of CJK characters.
 _TOKEN_RE = re.compile(
     r"(?P<form>\b(?:10-k|10-q|8-k|20-f|6-k|s-1)\b)"
+    r"|(?P<compound>\b[a-z]+(?:-[a-z]+)+\b)(?:['’]s\b)?"
     rf"|(?P<word>\d*[a-z][a-z0-9]*)(?:['’]s\b)?"
     rf"|(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     rf"|(?P<cjk>[{CJK_RANGE}]+)"
@@ -121,12 +124,16 @@ class Tokenizer:
         for match in _TOKEN_RE.finditer(normalize_text(text)):
             if (form := match.group("form")) is not None:
                 tokens.append(form)
+            elif (compound := match.group("compound")) is not None:
+                # each word, and the closed form a writer may print instead ("buy-back" = "buyback")
+                tokens.extend(self._stemmer.stemWord(w) for w in compound.split("-") if self._kept(w))
+                tokens.append(self._stemmer.stemWord(compound.replace("-", "")))
             elif (num := match.group("num")) is not None:
                 value = normalize_number(num)
                 if len(value) > 1:
                     tokens.append(value)
             elif (word := match.group("word")) is not None:
-                if len(word) > 1 and word not in self._stopwords_en:
+                if self._kept(word):
                     tokens.append(self._stemmer.stemWord(word))
             else:
                 segmenter = self._segmenter()
@@ -134,6 +141,9 @@ class Tokenizer:
                     if piece not in self._stopwords_zh:
                         tokens.append(piece)
         return tokens
+
+    def _kept(self, word: str) -> bool:
+        return len(word) > 1 and word not in self._stopwords_en
 
     def tokenize_many(self, texts: list[str]) -> list[list[str]]:
         return [self.tokenize(text) for text in texts]

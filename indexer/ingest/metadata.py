@@ -32,6 +32,7 @@ _FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
 _EARNINGS = re.compile(
     r"\b(?:reports?|announces?)\b.{0,80}\b(?:quarter|full[- ]year|fiscal)\b.{0,60}\bresults\b", re.I | re.S
 )
+_HEADLINE_CHARS = 300  # a release's headline: its first lines
 _FORM_TITLE = re.compile(r"^\s*FORM\s+(10-K|10-Q|20-F)\s*$", re.I | re.M)  # a cover's title line, pages in
 _ANNUAL_REPORT = re.compile(r"\bannual\s+report\b", re.I)
 _REPORT_YEAR = re.compile(r"\bannual\s+report\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+annual\s+report\b", re.I)
@@ -90,7 +91,13 @@ def detect_language(pages: list[Page]) -> str | None:
 
 
 def detect_form(file_name: str, text: str) -> str | None:
-    """The form the cover (``text``) names; an annual report to shareholders by its title; else the file name."""
+    """The form the cover (``text``) names; an annual report to shareholders by its title; else the file name.
+
+    A release headlined "… Reports First-Quarter 2023 Results" is an earnings release even where its text refers
+    to a form ("please refer to our Quarterly Report on Form 10-Q"): a form named in running text is another
+    document; only an SEC cover's title line ("FORM 10-Q") outranks the headline."""
+    if _EARNINGS.search(text[:_HEADLINE_CHARS]) and not _FORM_TITLE.search(text):
+        return "earnings release"
     for form, pattern in _FORM_RULES:
         if pattern.search(text):
             if form == "8-K" and _EARNINGS.search(text):

@@ -97,9 +97,12 @@ def page_metrics(ranked: Ranked, document: str, pages: Iterable[int], ks: tuple[
 
 
 class Evaluator:
-    def __init__(self, index: LoadedIndex, ks: tuple[int, ...] = DEFAULT_KS) -> None:
+    def __init__(
+        self, index: LoadedIndex, ks: tuple[int, ...] = DEFAULT_KS, options: SearchOptions = DEFAULT_OPTIONS
+    ) -> None:
         self.index = index
         self.ks = ks
+        self.options = options  # the hybrid system's recipe (the baselines keep theirs)
         self.depth = max(ks)
         self._by_basename = {Path(name).name: name for name in index.documents}
         self._page_texts: dict[str, list[str]] | None = None
@@ -132,7 +135,7 @@ class Evaluator:
         """The pages ``system`` ranks for ``query`` and whether the result says the index may not hold the answer."""
         if system == "seed-pages":
             return self.seed_page_search(query, only), False
-        options = BASELINES.get(system, DEFAULT_OPTIONS)
+        options = BASELINES.get(system, self.options)
         documents = glob.escape(only) if only is not None else None
         request = SearchRequest(query=query, top_k=self.depth, documents=documents)
         outcome = run_search(self.index, request, options)
@@ -177,8 +180,8 @@ class Evaluator:
                 progress(1)
         return {
             "questions": len(questions),
-            "recipe": DEFAULT_OPTIONS.recipe.model_dump(mode="json"),  # what was measured: every knob's value
-            "recipe_id": recipe_id(DEFAULT_OPTIONS.recipe),
+            "recipe": self.options.recipe.model_dump(mode="json"),  # what was measured: every knob's value
+            "recipe_id": recipe_id(self.options.recipe),
             "missing_documents": missing,
             "ks": list(self.ks),
             "results": [

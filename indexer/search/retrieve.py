@@ -26,7 +26,14 @@ from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, sect
 from indexer.search.absence import absence
 from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
 from indexer.search.filters import filter_documents
-from indexer.search.fusion import ROUTED, RankedList, reciprocal_rank_fusion, rescale_unranked
+from indexer.search.fusion import (
+    ROUTED,
+    RankedList,
+    reciprocal_rank_fusion,
+    rescale_unranked,
+    term_coverage,
+    trust_by_coverage,
+)
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
 from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
@@ -221,6 +228,15 @@ def _routed_lists(
     return lists
 
 
+def _coverage(index: LoadedIndex, lists: list[RankedList], wanted: set[str], depth: int) -> float:
+    """term_coverage of the query's own BM25 list (the first ``depth`` passages, each with its heading)."""
+    ranked = next((r for r in lists if r.name == "bm25:original"), None)
+    if ranked is None:
+        return 1.0
+    chunks = [index.chunks[row] for row in ranked.rows[:depth]]
+    return term_coverage(wanted, [set(index.tokenizer.tokenize(f"{c.heading or ''}\n{c.text}")) for c in chunks])
+
+
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
     """Whether some document in scope is written in another language than the query (or its language is unknown)."""
     query_language = "zh" if has_cjk(query) else "en"
@@ -309,6 +325,10 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
+    if recipe.coverage_full > 0:
+        lists = trust_by_coverage(
+            lists, _coverage(index, lists, wanted, recipe.coverage_depth), recipe.coverage_full, recipe.coverage_floor
+        )
     sections = question_sections(text) if options.sections else ()
     if "bm25" in options.retrievers:
         lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe)
