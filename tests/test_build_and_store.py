@@ -36,7 +36,7 @@ def test_manifest_records_settings_and_documents(tmp_path: Path, cache_dir: Path
     manifest = read_manifest(tmp_path / "idx")
     assert manifest.schema_version == SCHEMA_VERSION
     assert manifest.embedder is None
-    assert manifest.tokenizer["id"] == "filings-tok-1"
+    assert manifest.tokenizer["id"] == "filings-tok-2"
     assert manifest.chunking["max_tokens"] == 300
     assert manifest.bm25["engine"] == "bm25s"
     docs = {d.document: d for d in manifest.documents}
