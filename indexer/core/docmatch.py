@@ -19,6 +19,14 @@ _LEGAL_SUFFIXES = re.compile(
     r"\b(?:the|inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|lp|sa|ag|nv|group|holdings?|"
     r"international|com)\b"
 )
+
+
+def without_legal_form(name: str) -> str:
+    """A company name, lower-cased, without its legal form and the words every name may carry ("The Boeing
+    Company" → "boeing", "MGM Resorts International" → "mgm resorts")."""
+    return " ".join(_LEGAL_SUFFIXES.sub(" ", name.lower().replace("&", " ")).split())
+
+
 _CN_SUFFIXES = ("股份有限公司", "有限公司", "集团", "股份", "控股", "科技", "国际", "实业", "电子", "医药", "技术")
 # First words of company names too common to identify a company on their own.
 _COMMON_WORDS = frozenset(
@@ -110,7 +118,7 @@ def _aliases_cached(meta_json: str) -> Aliases:
             if pinyin:
                 compact.add(pinyin)
             continue
-        stripped = _LEGAL_SUFFIXES.sub(" ", name.lower().replace("&", " "))
+        stripped = without_legal_form(name)
         if len(_compact(stripped)) >= 5:
             compact.add(_compact(stripped))
         first = next(iter(_WORD.findall(stripped)), "")

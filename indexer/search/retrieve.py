@@ -39,7 +39,7 @@ from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routing import Route, route
-from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows
+from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -169,14 +169,18 @@ def _ranked_lists(
     options: SearchOptions,
     best_rows: dict[tuple[str, int], dict[int, int]],
     names: set[str],
+    scoped_names: set[str],
 ) -> list[RankedList]:
+    """The ranked lists to fuse. ``scoped_names`` are the name tokens of the companies the search is scoped to:
+    within their own filings a company's name tells no page from another (it is printed on every page, and rare
+    in the corpus, so BM25 would rank the pages that repeat it most), so BM25 leaves them out."""
     lists: list[RankedList] = []
     recipe = options.recipe
     storage = index.storage
     embedder = index.embedder if storage.dense_search and "dense" in options.retrievers else None
     searchable = False
     for variant in variants:
-        tokens = content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer)
+        tokens = _without(content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer), scoped_names)
         searchable = searchable or bool(tokens)
         if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
             rows = storage.passages(tokens, depth, allowed)
@@ -215,10 +219,11 @@ def _routed_lists(
     depth: int,
     allowed: np.ndarray | None,
     recipe: Recipe,
+    scoped_names: set[str],
 ) -> list[RankedList]:
     """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
     income-statement page for a margin question reaches the fusion even when other pages repeat its words more."""
-    tokens = content_tokens(index.tokenizer.tokenize(variants[0].text), index.tokenizer)
+    tokens = _without(content_tokens(index.tokenizer.tokenize(variants[0].text), index.tokenizer), scoped_names)
     present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
     lists = []
     for (section, rows), weight in zip(present, recipe.routed_weights, strict=False):
@@ -226,6 +231,12 @@ def _routed_lists(
             ranked = index.storage.passages(tokens, depth, rows)
             lists.append(RankedList(f"{ROUTED}:{section}", ranked.tolist(), weights.bm25_weight * weight))
     return lists
+
+
+def _without(tokens: list[str], names: set[str]) -> list[str]:
+    """``tokens`` without ``names``, unless nothing else is left (a question that only names a company)."""
+    kept = [t for t in tokens if t not in names]
+    return kept or tokens
 
 
 def _coverage(index: LoadedIndex, lists: list[RankedList], wanted: set[str], depth: int) -> float:
@@ -314,13 +325,16 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     allowed = allowed_rows(index, scope)
     recipe = options.recipe
     plan = route(text, recipe) if options.routing else Route("plain", 1.0, 1.0, 1.0)
-    depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor)
+    in_scope = len(scope) if scope is not None else len(index.documents)
+    spread = max(1, min(in_scope, recipe.depth_per_document))
+    depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor * spread)
     variants = expand(text, recipe.expansion_weight) if options.expand else [Variant(text, 1.0, "original")]
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     best_rows: dict[tuple[str, int], dict[int, int]] = {}
     names = name_tokens(index, scope)
-    lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names)
+    scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
+    lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names, scoped_names)
     tokenizer = index.tokenizer
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
@@ -331,7 +345,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
         )
     sections = question_sections(text) if options.sections else ()
     if "bm25" in options.retrievers:
-        lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe)
+        lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
     adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(adjusted, key=lambda item: -item[0])

@@ -8,6 +8,7 @@ import re
 
 from pydantic import BaseModel, Field
 
+from indexer.core.docmatch import without_legal_form
 from indexer.core.models import Box, Cell, StoredChunk
 from indexer.index.reader import LoadedIndex, get_page_tables
 
@@ -33,6 +34,8 @@ def remember_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int
 
 
 # Tokens that name a period: a row that shares only these with a question ("2023 | …") answers nothing.
+MAX_NAMED_DOCUMENTS = 20  # a scope wider than this names no company in particular
+
 _PERIOD_TOKEN = re.compile(
     r"^(?:(?:19|20)\d{2}|fy\d{2,4}|q[1-4]|h[12]|[1-4]q\d{2}|\d{2,4}年|.*季度|年度|半年度|年末|期末|"
     r"quarter|year|month|week|fiscal|period|end|ytd)$"
@@ -64,11 +67,19 @@ def name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:
     """Tokens of the names of the companies in scope: in a table row they match nothing useful (a 'Best Buy'
     row of a store count table is not evidence for a question about Best Buy's cost of sales)."""
     names = scope if scope is not None else list(index.documents)
-    if len(names) > 20:
+    if len(names) > MAX_NAMED_DOCUMENTS:
         return set()
     text = " ".join(
         " ".join(filter(None, (m.company, m.english_name, *m.tickers))) for m in (index.documents[n] for n in names)
     )
+    return set(index.tokenizer.tokenize(text))
+
+
+def scoped_name_tokens(index: LoadedIndex, scope: list[str]) -> set[str]:
+    """Tokens of the names of the companies a search is scoped to, without their legal forms ("international",
+    "company", "group" still say something of a page): within those filings they tell no page from another."""
+    metas = [index.documents[n] for n in scope[:MAX_NAMED_DOCUMENTS]]
+    text = " ".join(without_legal_form(n) for m in metas for n in (m.company, m.english_name, *m.tickers) if n)
     return set(index.tokenizer.tokenize(text))
 
 
