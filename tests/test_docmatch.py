@@ -71,3 +71,10 @@ def test_years_and_forms_in_questions() -> None:
     assert question_years("FY22 vs 2021年 and 1Q25") == {2022, 2021, 2025}
     assert question_forms("in its 10-K annual report") == {"annual"}
     assert "research" in question_forms("券商研报的目标价")
+
+
+def test_without_a_year_the_latest_filing_of_each_form_is_preferred() -> None:
+    found = focus(DOCS, "Are ACME Widgets' gross margins historically consistent?")
+    assert found.preferred == {"ACME_2022_10K.pdf", "ACME_2023Q2_10Q.pdf"}  # the newest 10-K and the newest 10-Q
+    assert focus(DOCS, "ACME Widgets' annual report: gross margin").preferred == {"ACME_2022_10K.pdf"}
+    assert focus(DOCS, "ACME Widgets' gross margin in FY2018").preferred == {"ACME_2018_10K.pdf"}

@@ -169,6 +169,21 @@ def question_forms(question: str) -> set[str]:
     return {family for family, pattern in FORM_HINTS.items() if pattern.search(question)}
 
 
+def _newest_of_each_form(documents: list[DocumentMeta]) -> set[str]:
+    """The documents of the latest fiscal year (then period end) within each form family."""
+    best: dict[str, tuple[int, str]] = {}
+    for meta in documents:
+        family = _FORM_FAMILY.get(meta.form or "", meta.form or "")
+        key = (meta.year or 0, meta.period_end or "")
+        if family not in best or key > best[family]:
+            best[family] = key
+    return {
+        m.document
+        for m in documents
+        if best[_FORM_FAMILY.get(m.form or "", m.form or "")] == (m.year or 0, m.period_end or "")
+    }
+
+
 @dataclass(frozen=True)
 class DocumentFocus:
     """Which documents a question is about: ``scope`` limits the search, ``preferred`` ranks first."""
@@ -179,7 +194,8 @@ class DocumentFocus:
 
 
 def focus(documents: list[DocumentMeta], question: str) -> DocumentFocus:
-    """Scope to the companies a question names; among their filings, prefer those of the years and forms it names.
+    """Scope to the companies a question names; among their filings, prefer those of the years and forms it names
+    — or, when it names no year, the latest filing of each form (a question without a period asks about now).
 
     Years and forms alone (no company named) are too weak a signal across a whole library and are not used.
     """
@@ -189,9 +205,10 @@ def focus(documents: list[DocumentMeta], question: str) -> DocumentFocus:
     candidates = named
     years = question_years(question)
     forms = question_forms(question)
+    newest = {} if years else _newest_of_each_form(candidates)
     priors: dict[str, int] = {}
     for meta in candidates:
-        prior = 2 * min(len(years & document_years(meta)), 2)
+        prior = 2 * min(len(years & document_years(meta)), 2) + (2 if meta.document in newest else 0)
         if meta.form and _FORM_FAMILY.get(meta.form) in forms:
             prior += 1
         priors[meta.document] = prior
