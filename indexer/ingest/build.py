@@ -37,7 +37,14 @@ from indexer.index.store import (
 )
 from indexer.index.vector_cache import VectorCache, text_key
 from indexer.ingest import metadata
-from indexer.ingest.chunk import PASSAGE_TEXT, chunk_document, dense_text, lexical_text, mark_furniture
+from indexer.ingest.chunk import (
+    PASSAGE_TEXT,
+    PLAIN_PASSAGES,
+    chunk_document,
+    embedded_text,
+    lexical_text,
+    mark_furniture,
+)
 from indexer.ingest.convert import is_html
 from indexer.ingest.edgar import read_sidecar
 from indexer.ingest.parse import PARSE_WORKERS, PdfParser
@@ -100,7 +107,9 @@ def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray
         info = manifest.get("embedder") or {}
         if info.get("id") != embedder_id:
             return {}
-        with_header = info.get("passage_text", "plain") == PASSAGE_TEXT
+        passage_text = info.get("passage_text", PLAIN_PASSAGES)
+        if passage_text not in (PASSAGE_TEXT, PLAIN_PASSAGES):
+            return {}  # made from a text this version does not know how to rebuild
         metas = {m.document: m for m in (DocumentMeta.model_validate(d) for d in manifest["documents"])}
         with Layout(index_dir).chunks.open(encoding="utf-8") as handle:
             stored = [StoredChunk.model_validate_json(line) for line in handle if line.strip()]
@@ -110,7 +119,7 @@ def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray
             logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
     vectors = dense.vectors()
-    keys = [text_key(dense_text(c, metas.get(c.document)) if with_header else c.text) for c in stored]
+    keys = [text_key(embedded_text(c, metas.get(c.document), passage_text)) for c in stored]
     return {keys[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(keys)}
 
 
@@ -126,7 +135,7 @@ def embed_chunks(
     vector cache, else computed (shortest texts batched together, so little is padded) and kept in the cache as
     it goes, so a build killed half-way loses at most one unflushed batch."""
     rows = [row for row, chunk in enumerate(chunks) if chunk.kind in EMBEDDED_KINDS]
-    texts = [dense_text(chunks[row], metas.get(chunks[row].document)) for row in rows]
+    texts = [embedded_text(chunks[row], metas.get(chunks[row].document), settings.passage_text) for row in rows]
     keys = [text_key(text) for text in texts]
     cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
     vectors = np.zeros((len(rows), embedder.dim), dtype=np.float32)
@@ -311,7 +320,7 @@ def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
     if not Layout(settings.index_dir).manifest.exists():
         return build_from(settings, added, found.links_out)
     kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
-    return build_from(_as_the_index_was_built(settings), kept + added, found.links_out)
+    return build_from(as_the_index_was_built(settings), kept + added, found.links_out)
 
 
 def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
@@ -330,15 +339,17 @@ def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
             f"removing {', '.join(names)} would leave the index at {settings.index_dir} empty; "
             "delete the folder instead"
         )
-    return build_from(_as_the_index_was_built(settings), kept)
+    return build_from(as_the_index_was_built(settings), kept)
 
 
-def _as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
-    """An update keeps the index's embedder (its vectors are only comparable with their own model) and its OCR
-    setting (``--ocr`` on an update turns OCR on)."""
+def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
+    """An update keeps the index's embedder and what it embeds for a passage (its vectors are only comparable with
+    their own model and text) and its OCR setting (``--ocr`` on an update turns OCR on)."""
     manifest = read_manifest(settings.index_dir)
     embedder = manifest.embedder.spec if manifest.embedder is not None else "none"
-    return replace(settings, embedder=embedder, ocr=settings.ocr or bool(manifest.parser.get("ocr", False)))
+    passages = manifest.embedder.passage_text if manifest.embedder is not None else settings.passage_text
+    ocr = settings.ocr or bool(manifest.parser.get("ocr", False))
+    return replace(settings, embedder=embedder, ocr=ocr, passage_text=passages)
 
 
 def build_from(settings: BuildSettings, sources: list[Source], links_out: list[str] | None = None) -> BuildReport:
@@ -402,7 +413,7 @@ def _index_and_publish(
             dense = embed_chunks(chunks, metas, embedder, previous, settings, report)
             dense.save(staging)
             embedder_info = EmbedderInfo(
-                spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=PASSAGE_TEXT
+                spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
             )
             report.seconds["embed"] = time.perf_counter() - t0
         for doc in parsed:

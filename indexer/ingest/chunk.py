@@ -221,6 +221,7 @@ def lexical_text(chunk: Chunk) -> str:
 # What precedes a passage when it is embedded (recorded in the manifest as the embedder's ``passage_text``): bump it
 # whenever dense_text changes, so no vector made from another text is reused.
 PASSAGE_TEXT = "header/1"
+PLAIN_PASSAGES = "plain"  # the passage's text alone (indexes built before the header, or `build --plain-passages`)
 _HEADING_CHARS = 80
 
 
@@ -243,3 +244,9 @@ def dense_text(chunk: StoredChunk, meta: DocumentMeta | None) -> str:
     """What the dense model embeds for a chunk: its :func:`passage_header`, then its text."""
     header = passage_header(meta, chunk.heading)
     return f"{header}\n{chunk.text}" if header else chunk.text
+
+
+def embedded_text(chunk: StoredChunk, meta: DocumentMeta | None, passage_text: str) -> str:
+    """What is embedded for a chunk under an index's ``passage_text`` setting (:data:`PASSAGE_TEXT` or
+    :data:`PLAIN_PASSAGES`)."""
+    return chunk.text if passage_text == PLAIN_PASSAGES else dense_text(chunk, meta)

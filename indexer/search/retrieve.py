@@ -39,7 +39,14 @@ from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routing import Route, route
-from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
+from indexer.search.table_evidence import (
+    RowEvidence,
+    is_period_token,
+    matching_row,
+    name_tokens,
+    remember_rows,
+    scoped_name_tokens,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -340,9 +347,15 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
     if recipe.coverage_full > 0:
-        lists = trust_by_coverage(
-            lists, _coverage(index, lists, wanted, recipe.coverage_depth), recipe.coverage_full, recipe.coverage_floor
+        asked = (
+            {  # what the question asks about: not the company, not the period ("FY2022" is rarely printed so)
+                t for t in content_tokens(tokenizer.tokenize(variants[0].text), tokenizer) if not is_period_token(t)
+            }
+            - names
+            - scoped_names
         )
+        coverage = _coverage(index, lists, asked, recipe.coverage_depth)
+        lists = trust_by_coverage(lists, coverage, recipe.coverage_full, recipe.coverage_floor)
     sections = question_sections(text) if options.sections else ()
     if "bm25" in options.retrievers:
         lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)

@@ -33,9 +33,9 @@ def remember_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int
                 del ranks[max(ranks, key=ranks.__getitem__)]
 
 
-# Tokens that name a period: a row that shares only these with a question ("2023 | …") answers nothing.
 MAX_NAMED_DOCUMENTS = 20  # a scope wider than this names no company in particular
 
+# Tokens that name a period: a row that shares only these with a question ("2023 | …") answers nothing.
 _PERIOD_TOKEN = re.compile(
     r"^(?:(?:19|20)\d{2}|fy\d{2,4}|q[1-4]|h[12]|[1-4]q\d{2}|\d{2,4}年|.*季度|年度|半年度|年末|期末|"
     r"quarter|year|month|week|fiscal|period|end|ytd)$"
