@@ -41,31 +41,3 @@ def rescale_unranked(
         return fused
     scale = total / (total - absent)
     return [(row, score if ranks(row) else score * scale) for row, score in fused]
-
-
-def term_coverage(wanted: set[str], passages: Sequence[set[str]]) -> float:
-    """The largest share of the question's key terms that one of the best BM25 passages holds (1.0 without key
-    terms): how far the lexical list can be trusted to have found what was asked."""
-    if not wanted:
-        return 1.0
-    return max((len(wanted & tokens) / len(wanted) for tokens in passages), default=0.0)
-
-
-def trust_by_coverage(lists: Sequence[RankedList], coverage: float, full: float, floor: float) -> list[RankedList]:
-    """Weights moved from the BM25 lists to the dense ones when BM25's best passages hold few of the question's
-    key terms (``coverage`` below ``full``): BM25's weight is scaled by coverage / full (never under ``floor``) and
-    the dense lists gain what it lost, so the total stays the same and a dense-only page can lead."""
-    if coverage >= full or not any(r.name.startswith("dense") for r in lists):
-        return list(lists)
-    scale = max(floor, coverage / full)
-    lexical = sum(r.weight for r in lists if r.name.startswith("bm25"))
-    dense = sum(r.weight for r in lists if r.name.startswith("dense"))
-    gain = 1 + lexical * (1 - scale) / dense if dense > 0 else 1.0
-    return [
-        RankedList(
-            r.name,
-            r.rows,
-            r.weight * (scale if r.name.startswith("bm25") else gain if r.name.startswith("dense") else 1),
-        )
-        for r in lists
-    ]

@@ -75,13 +75,6 @@ class Recipe(BaseModel):
         description="weight of a BM25 list within the question's first, second … routed section (where the inputs "
         "of the concepts it names are printed: indexer/data/question_routes.txt), relative to the BM25 list's",
     )
-    coverage_full: float = Field(
-        default=0.0,
-        description="BM25's best passages holding this share of the question's key terms keep BM25's weight; below "
-        "it weight moves to the dense list (fusion.trust_by_coverage); 0 turns this off",
-    )
-    coverage_floor: float = Field(default=0.3, description="the least share of its weight BM25 keeps")
-    coverage_depth: int = Field(default=10, description="BM25 passages whose terms are counted for the coverage")
     max_highlights: int = Field(default=40, description="highlight boxes per hit at most")
 
 

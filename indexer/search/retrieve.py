@@ -26,27 +26,13 @@ from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, sect
 from indexer.search.absence import absence
 from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
 from indexer.search.filters import filter_documents
-from indexer.search.fusion import (
-    ROUTED,
-    RankedList,
-    reciprocal_rank_fusion,
-    rescale_unranked,
-    term_coverage,
-    trust_by_coverage,
-)
+from indexer.search.fusion import ROUTED, RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
 from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routing import Route, route
-from indexer.search.table_evidence import (
-    RowEvidence,
-    is_period_token,
-    matching_row,
-    name_tokens,
-    remember_rows,
-    scoped_name_tokens,
-)
+from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -229,8 +215,11 @@ def _routed_lists(
     scoped_names: set[str],
 ) -> list[RankedList]:
     """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
-    income-statement page for a margin question reaches the fusion even when other pages repeat its words more."""
-    tokens = _without(content_tokens(index.tokenizer.tokenize(variants[0].text), index.tokenizer), scoped_names)
+    income-statement page for a margin question reaches the fusion even when other pages repeat its words more.
+    It searches the question's words and their glossary equivalents (a signatures page says "Chief Financial
+    Officer", not "CFO")."""
+    words = [t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)]
+    tokens = _without(content_tokens(list(dict.fromkeys(words)), index.tokenizer), scoped_names)
     present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
     lists = []
     for (section, rows), weight in zip(present, recipe.routed_weights, strict=False):
@@ -244,15 +233,6 @@ def _without(tokens: list[str], names: set[str]) -> list[str]:
     """``tokens`` without ``names``, unless nothing else is left (a question that only names a company)."""
     kept = [t for t in tokens if t not in names]
     return kept or tokens
-
-
-def _coverage(index: LoadedIndex, lists: list[RankedList], wanted: set[str], depth: int) -> float:
-    """term_coverage of the query's own BM25 list (the first ``depth`` passages, each with its heading)."""
-    ranked = next((r for r in lists if r.name == "bm25:original"), None)
-    if ranked is None:
-        return 1.0
-    chunks = [index.chunks[row] for row in ranked.rows[:depth]]
-    return term_coverage(wanted, [set(index.tokenizer.tokenize(f"{c.heading or ''}\n{c.text}")) for c in chunks])
 
 
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
@@ -346,16 +326,6 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
-    if recipe.coverage_full > 0:
-        asked = (
-            {  # what the question asks about: not the company, not the period ("FY2022" is rarely printed so)
-                t for t in content_tokens(tokenizer.tokenize(variants[0].text), tokenizer) if not is_period_token(t)
-            }
-            - names
-            - scoped_names
-        )
-        coverage = _coverage(index, lists, asked, recipe.coverage_depth)
-        lists = trust_by_coverage(lists, coverage, recipe.coverage_full, recipe.coverage_floor)
     sections = question_sections(text) if options.sections else ()
     if "bm25" in options.retrievers:
         lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
