@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import tempfile
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from indexer.core.errors import DocumentError, FilingsError
-from indexer.core.models import Chunk, DocumentMeta, Page, StoredChunk
+from indexer.core.models import Chunk, DocumentMeta, Page
 from indexer.core.tokenize import Tokenizer
 from indexer.index.dense import DenseIndex
 from indexer.index.embed import Embedder, make_embedder
@@ -37,17 +36,11 @@ from indexer.index.store import (
 )
 from indexer.index.vector_cache import VectorCache, text_key
 from indexer.ingest import metadata
-from indexer.ingest.chunk import (
-    PASSAGE_TEXT,
-    PLAIN_PASSAGES,
-    chunk_document,
-    embedded_text,
-    lexical_text,
-    mark_furniture,
-)
+from indexer.ingest.chunk import chunk_document, embedded_text, lexical_text, mark_furniture
 from indexer.ingest.convert import is_html
 from indexer.ingest.edgar import read_sidecar
 from indexer.ingest.parse import PARSE_WORKERS, PdfParser
+from indexer.ingest.previous_vectors import previous_vectors
 from indexer.ingest.settings import BuildSettings
 from indexer.ingest.sources import Source, folder_sources, index_sources, links_note, sources_to_add
 from indexer.ingest.tables import with_tables
@@ -95,34 +88,6 @@ def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[
     return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, dynamic_ncols=True)
 
 
-def _previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]:
-    """Vectors of the index being replaced, by the key of the text each was made from (vector_cache.text_key),
-    when it used the same embedder: an index copied from another machine brings its vectors along.
-
-    Read leniently (raw JSON, any schema version) so that an upgrade of the index format does not cost a
-    re-embedding: only the embedder, the documents, the chunks' texts and the vectors are used.
-    """
-    try:
-        manifest = json.loads(Layout(index_dir).manifest.read_text(encoding="utf-8"))
-        info = manifest.get("embedder") or {}
-        if info.get("id") != embedder_id:
-            return {}
-        passage_text = info.get("passage_text", PLAIN_PASSAGES)
-        if passage_text not in (PASSAGE_TEXT, PLAIN_PASSAGES):
-            return {}  # made from a text this version does not know how to rebuild
-        metas = {m.document: m for m in (DocumentMeta.model_validate(d) for d in manifest["documents"])}
-        with Layout(index_dir).chunks.open(encoding="utf-8") as handle:
-            stored = [StoredChunk.model_validate_json(line) for line in handle if line.strip()]
-        dense = DenseIndex.load(index_dir)
-    except (OSError, ValueError, KeyError, RuntimeError) as exc:
-        if Layout(index_dir).manifest.exists():
-            logger.warning("not reusing vectors from %s: %s", index_dir, exc)
-        return {}
-    vectors = dense.vectors()
-    keys = [text_key(embedded_text(c, metas.get(c.document), passage_text)) for c in stored]
-    return {keys[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(keys)}
-
-
 def embed_chunks(
     chunks: list[Chunk],
     metas: dict[str, DocumentMeta],
@@ -135,7 +100,10 @@ def embed_chunks(
     vector cache, else computed (shortest texts batched together, so little is padded) and kept in the cache as
     it goes, so a build killed half-way loses at most one unflushed batch."""
     rows = [row for row, chunk in enumerate(chunks) if chunk.kind in EMBEDDED_KINDS]
-    texts = [embedded_text(chunks[row], metas.get(chunks[row].document), settings.passage_text) for row in rows]
+    texts = [
+        embedded_text(c.text, c.heading, metas.get(c.document), settings.passage_text)
+        for c in (chunks[row] for row in rows)
+    ]
     keys = [text_key(text) for text in texts]
     cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
     vectors = np.zeros((len(rows), embedder.dim), dtype=np.float32)
@@ -408,7 +376,7 @@ def _index_and_publish(
         embedder_info = None
         if embedder is not None:
             t0 = time.perf_counter()
-            previous = _previous_vectors(settings.index_dir, embedder.id)
+            previous = previous_vectors(settings.index_dir, embedder.id)
             metas = {doc.meta.document: doc.meta for doc in parsed}
             dense = embed_chunks(chunks, metas, embedder, previous, settings, report)
             dense.save(staging)

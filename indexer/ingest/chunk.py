@@ -242,11 +242,11 @@ def passage_header(meta: DocumentMeta | None, heading: str | None) -> str:
 
 def dense_text(chunk: StoredChunk, meta: DocumentMeta | None) -> str:
     """What the dense model embeds for a chunk: its :func:`passage_header`, then its text."""
-    header = passage_header(meta, chunk.heading)
-    return f"{header}\n{chunk.text}" if header else chunk.text
+    return embedded_text(chunk.text, chunk.heading, meta, PASSAGE_TEXT)
 
 
-def embedded_text(chunk: StoredChunk, meta: DocumentMeta | None, passage_text: str) -> str:
-    """What is embedded for a chunk under an index's ``passage_text`` setting (:data:`PASSAGE_TEXT` or
-    :data:`PLAIN_PASSAGES`)."""
-    return chunk.text if passage_text == PLAIN_PASSAGES else dense_text(chunk, meta)
+def embedded_text(text: str, heading: str | None, meta: DocumentMeta | None, passage_text: str) -> str:
+    """What is embedded for a chunk's text and heading under an index's ``passage_text`` setting
+    (:data:`PASSAGE_TEXT` or :data:`PLAIN_PASSAGES`)."""
+    header = "" if passage_text == PLAIN_PASSAGES else passage_header(meta, heading)
+    return f"{header}\n{text}" if header else text

@@ -78,7 +78,9 @@ def name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:
 def scoped_name_tokens(index: LoadedIndex, scope: list[str]) -> set[str]:
     """Tokens of the names of the companies a search is scoped to, without their legal forms ("international",
     "company", "group" still say something of a page): within those filings they tell no page from another."""
-    metas = [index.documents[n] for n in scope[:MAX_NAMED_DOCUMENTS]]
+    if len(scope) > MAX_NAMED_DOCUMENTS:
+        return set()
+    metas = [index.documents[n] for n in scope]
     text = " ".join(without_legal_form(n) for m in metas for n in (m.company, m.english_name, *m.tickers) if n)
     return set(index.tokenizer.tokenize(text))
 

@@ -1,0 +1,56 @@
+"""The vectors of the index a build replaces, keyed as the vector cache keys them (the text each was made from)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from indexer.core.models import DocumentMeta
+from indexer.index.dense import DenseIndex
+from indexer.index.layout import Layout
+from indexer.index.vector_cache import text_key
+from indexer.ingest.chunk import PASSAGE_TEXT, PLAIN_PASSAGES, embedded_text
+
+logger = logging.getLogger(__name__)
+
+
+def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]:
+    """Vectors of the index being replaced, by the key of the text each was made from (vector_cache.text_key),
+    when it used the same embedder: an index copied from another machine brings its vectors along.
+
+    Read leniently (raw JSON, any schema version) so that an upgrade of the index format does not cost a
+    re-embedding: only the embedder, the documents, the chunks' texts and the vectors are used.
+    """
+    try:
+        manifest = json.loads(Layout(index_dir).manifest.read_text(encoding="utf-8"))
+        info = manifest.get("embedder") or {}
+        if info.get("id") != embedder_id:
+            return {}
+        passage_text = info.get("passage_text", PLAIN_PASSAGES)
+        if passage_text not in (PASSAGE_TEXT, PLAIN_PASSAGES):
+            return {}  # made from a text this version does not know how to rebuild
+        metas = {d["document"]: _lenient_meta(d) for d in manifest["documents"]}
+        with Layout(index_dir).chunks.open(encoding="utf-8") as handle:
+            stored = [json.loads(line) for line in handle if line.strip()]
+        keys = [
+            text_key(embedded_text(c["text"], c.get("heading"), metas.get(c["document"]), passage_text)) for c in stored
+        ]
+        dense = DenseIndex.load(index_dir)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        if Layout(index_dir).manifest.exists():
+            logger.warning("not reusing vectors from %s: %s", index_dir, exc)
+        return {}
+    vectors = dense.vectors()
+    return {keys[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(keys)}
+
+
+def _lenient_meta(raw: dict[str, object]) -> DocumentMeta | None:
+    """A document's metadata from a manifest of any schema version, or None (its header then differs, and its
+    vectors are embedded again rather than reused under another text)."""
+    try:
+        return DocumentMeta.model_validate(raw)
+    except ValueError:
+        return None
