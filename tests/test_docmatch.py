@@ -74,7 +74,33 @@ def test_years_and_forms_in_questions() -> None:
 
 
 def test_without_a_year_the_latest_filing_of_each_form_is_preferred() -> None:
-    found = focus(DOCS, "Are ACME Widgets' gross margins historically consistent?")
+    found = focus(DOCS, "Are ACME Widgets' gross margins improving?")
     assert found.preferred == {"ACME_2022_10K.pdf", "ACME_2023Q2_10Q.pdf"}  # the newest 10-K and the newest 10-Q
     assert focus(DOCS, "ACME Widgets' annual report: gross margin").preferred == {"ACME_2022_10K.pdf"}
     assert focus(DOCS, "ACME Widgets' gross margin in FY2018").preferred == {"ACME_2018_10K.pdf"}
+
+
+def test_a_question_about_history_prefers_the_latest_annual_report() -> None:
+    for question in ("Are ACME Widgets' gross margins historically consistent?", "ACME Widgets' capex each year"):
+        assert focus(DOCS, question).preferred == {"ACME_2022_10K.pdf"}, question
+    assert question_forms("over the past five years") == {"annual"}
+
+
+def test_a_date_the_filing_reports_outweighs_year_and_form() -> None:
+    docs = [
+        _meta("JJ_2023Q2_EARNINGS.pdf", company="Johnson & Johnson", form="earnings release", year=2023),
+        _meta("JJ_8K.pdf", company="Johnson & Johnson", form="8-K", year=2023, period_end="2023-08-30"),
+        _meta("JJ_2023Q3_10Q.pdf", company="Johnson & Johnson", form="10-Q", year=2023, period_end="2023-10-01"),
+    ]
+    asked = "What gain did Johnson & Johnson book on the separation, as of August 30, 2023?"
+    assert focus(docs, asked).preferred == {"JJ_8K.pdf"}
+    assert focus(docs, "Johnson & Johnson's Q3 2023 earnings release, as of 1 Sep 2023").preferred == {"JJ_8K.pdf"}
+    assert focus(docs, "Johnson & Johnson cash as of October 1, 2023").preferred == {"JJ_2023Q3_10Q.pdf"}
+    assert focus(docs, "Johnson & Johnson cash as of March 3, 2023").preferred == frozenset()  # no filing's date
+
+
+def test_a_long_name_is_known_by_its_initials_in_capitals() -> None:
+    amd = _meta("AMD_2015_10K.pdf", company="ADVANCED MICRO DEVICES, INC.", form="10-K", year=2015)
+    assert names_company(amd, "What is the FY2015 D&A margin for AMD?")
+    assert not names_company(amd, "amd and others")  # lower case is a word, not the acronym
+    assert not names_company(DOCS[0], "AW capex")  # two words give no acronym

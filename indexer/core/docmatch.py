@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from pathlib import Path
 
+from indexer.core.fiscal import first_date
 from indexer.core.models import DocumentMeta
 from indexer.core.text import CJK
 
@@ -25,6 +27,13 @@ def without_legal_form(name: str) -> str:
     """A company name, lower-cased, without its legal form and the words every name may carry ("The Boeing
     Company" → "boeing", "MGM Resorts International" → "mgm resorts")."""
     return " ".join(_LEGAL_SUFFIXES.sub(" ", name.lower().replace("&", " ")).split())
+
+
+def initials(name: str) -> str | None:
+    """The acronym a name of three or more words goes by ("advanced micro devices" → "AMD"), matched only in
+    capitals; None for shorter names, whose initials would be ambiguous."""
+    words = re.findall(r"[a-z]+", name)
+    return "".join(w[0] for w in words).upper() if len(words) >= 3 else None
 
 
 _CN_SUFFIXES = ("股份有限公司", "有限公司", "集团", "股份", "控股", "科技", "国际", "实业", "电子", "医药", "技术")
@@ -42,7 +51,12 @@ _SHORT_FY = re.compile(r"\bfy\s?'?(\d{2})\b|\b[1-4]q(\d{2})\b|\b(\d{2})q[1-4]\b"
 
 # Question words that point at a kind of document.
 FORM_HINTS: dict[str, re.Pattern[str]] = {
-    "annual": re.compile(r"\b10-?k\b|annual report|fiscal year|full[- ]year|年报|年度报告|全年", re.I),
+    # A question about several years of history is answered by an annual report, which prints three to five.
+    "annual": re.compile(
+        r"\b10-?k\b|annual report|fiscal year|full[- ]year|年报|年度报告|全年|\b(?:each|every|per) year\b|"
+        r"historical(?:ly)?\b|(?:last|past) (?:few|several|\w+) years|历年|近(?:[三五]|几)年",
+        re.I,
+    ),
     "quarterly": re.compile(r"\b10-?q\b|\bq[1-4]\b|\b[1-4]q\d{2}\b|quarter|季度|季报|一季|二季|三季|四季", re.I),
     "earnings": re.compile(
         r"earnings (?:release|call)|press release|业绩快报|\bq[1-4]\b|\b[1-4]q\d{2}\b|quarter(?:ly)? results", re.I
@@ -124,6 +138,8 @@ def _aliases_cached(meta_json: str) -> Aliases:
         first = next(iter(_WORD.findall(stripped)), "")
         if len(first) >= 3 and first not in _COMMON_WORDS:
             (compact if len(first) >= 5 else words).add(first)
+        if acronym := initials(stripped):
+            exact.add(acronym)
     for ticker in meta.tickers:
         (words if len(ticker) >= 3 else exact).add(ticker.lower() if len(ticker) >= 3 else ticker)
     if meta.stock_code:
@@ -165,6 +181,25 @@ def document_years(meta: DocumentMeta) -> set[int]:
     return years
 
 
+# An 8-K is dated by its event and filed up to four business days later: a date named this close is that filing's.
+_DATE_REACH_DAYS = 7
+
+
+def names_date_of(meta: DocumentMeta, question: str) -> bool:
+    """Whether the question names the date this document reports (its period end or event date, or filing date)."""
+    named = first_date(question)
+    if named is None:
+        return False
+    asked = date.fromisoformat(named)
+    for own in (meta.period_end, meta.filing_date):
+        try:
+            if own and abs((date.fromisoformat(own) - asked).days) <= _DATE_REACH_DAYS:
+                return True
+        except ValueError:
+            continue
+    return False
+
+
 def question_forms(question: str) -> set[str]:
     return {family for family, pattern in FORM_HINTS.items() if pattern.search(question)}
 
@@ -194,8 +229,9 @@ class DocumentFocus:
 
 
 def focus(documents: list[DocumentMeta], question: str) -> DocumentFocus:
-    """Scope to the companies a question names; among their filings, prefer those of the years and forms it names
-    — or, when it names no year, the latest filing of each form (a question without a period asks about now).
+    """Scope to the companies a question names; among their filings, prefer those of the dates, years and forms it
+    names — or, when it names no year, the latest filing of each form (a question without a period asks about now).
+    A date a filing reports ("as of August 30, 2023" → the 8-K of that day) outweighs a year and a form together.
 
     Years and forms alone (no company named) are too weak a signal across a whole library and are not used.
     """
@@ -211,6 +247,8 @@ def focus(documents: list[DocumentMeta], question: str) -> DocumentFocus:
         prior = 2 * min(len(years & document_years(meta)), 2) + (2 if meta.document in newest else 0)
         if meta.form and _FORM_FAMILY.get(meta.form) in forms:
             prior += 1
+        if names_date_of(meta, question):
+            prior += 4
         priors[meta.document] = prior
     best = max(priors.values(), default=0)
     preferred = frozenset(d for d, p in priors.items() if p == best and best > 0)
