@@ -13,8 +13,8 @@ from pathlib import Path
 from pyinstrument import Profiler
 
 from bench import QUERIES
-from indexer.index.reader import load_index
 from indexer.ingest.settings import default_cache_dir
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
 from mcp_server.tools import search_reports_tool
 
@@ -25,7 +25,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=150)
     parser.add_argument("--html", type=Path, default=None)
     args = parser.parse_args()
-    index = load_index(args.index, default_cache_dir())
+    index = KnowledgeBase.open(args.index, default_cache_dir())
     search_reports_tool(
         index, SearchRequest(query=QUERIES[0])
     )  # first call: lazy imports and caches are not the hot path
