@@ -68,3 +68,15 @@ def test_a_memory_mapped_index_scores_the_same(tmp_path) -> None:  # type: ignor
     query = ["revenue", "quarter", "营业收入"]
     assert mapped.scores(query).tolist() == built.scores(query).tolist()
     assert np.count_nonzero(mapped.scores(query)) >= 3
+
+
+@pytest.mark.parametrize("mmap", [False, True])
+def test_the_terms_a_row_holds_are_read_off_the_postings(tmp_path, mmap: bool) -> None:  # type: ignore[no-untyped-def]
+    rows = np.array([3, 5, 8, 9, 12, 20, 21], dtype=np.int64)  # a BM25 over some rows of a 30-chunk index
+    built = Bm25Index.build(TOKENS, Bm25Settings(), rows, 30)
+    built.save(tmp_path)
+    index = Bm25Index.load(tmp_path, 30, mmap=mmap)
+    asked = {"revenue", "quarter", "同比", "nowhere"}
+    for position, row in enumerate(rows.tolist()):
+        assert index.held(row, asked) == asked & set(TOKENS[position]), row
+    assert index.held(4, asked) == set() and index.held(29, asked) == set()  # rows it does not cover

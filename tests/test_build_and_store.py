@@ -12,7 +12,7 @@ from indexer.core.errors import FilingsError, IndexLoadError
 from indexer.core.models import StoredChunk
 from indexer.index.layout import OWNER_MARK, SCHEMA_VERSION
 from indexer.index.reader import get_page, load_index
-from indexer.index.store import read_chunks, read_manifest
+from indexer.index.store import PageTables, read_chunks, read_manifest, read_page
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
 from indexer.search.retrieve import search
@@ -176,3 +176,15 @@ def test_a_loaded_index_holds_every_chunk_s_boxes_apart_and_unchanged(samples_in
     for row, chunk in enumerate(stored):
         assert index.chunk_boxes.of(row) == chunk.boxes and chunk.boxes
         assert index.chunks[row].model_dump(exclude={"boxes"}) == chunk.model_dump(exclude={"boxes"})
+
+
+def test_a_page_s_tables_read_alone_equal_those_of_the_whole_page(samples_index_dir: Path) -> None:
+    folder = samples_index_dir.resolve()
+    with_tables = 0
+    for meta in read_manifest(folder).documents:
+        for number in range(1, meta.pages + 1):
+            whole = read_page(folder, meta, number)
+            alone = read_page(folder, meta, number, model=PageTables)
+            assert alone.number == number and alone.tables == whole.tables
+            with_tables += bool(whole.tables)
+    assert with_tables >= 10  # the samples' statements, key-data tables and the broker note's forecasts

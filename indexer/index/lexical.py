@@ -85,6 +85,27 @@ class Bm25Index:
         """Whether any text of this BM25 contains ``token``."""
         return token in self._vocab
 
+    def held(self, row: int, tokens: set[str]) -> set[str]:
+        """Which of ``tokens`` chunk ``row``'s text holds, read off the postings (no tokenizing); none if this BM25
+        does not cover the row."""
+        pos = int(np.searchsorted(self.rows, row))
+        if pos >= self.rows.size or self.rows[pos] != row:
+            return set()
+        postings = getattr(self._retriever, "scores", None)
+        if not isinstance(postings, dict):
+            return set()
+        indptr, indices = postings["indptr"], postings["indices"]
+        found = set()
+        for token in tokens:
+            column = self._vocab.get(token)
+            if column is None:
+                continue
+            docs = indices[indptr[column] : indptr[column + 1]]  # sorted document positions
+            at = int(np.searchsorted(docs, pos))
+            if at < len(docs) and docs[at] == pos:
+                found.add(token)
+        return found
+
     def scores(self, query_tokens: list[str]) -> np.ndarray:
         """A score for every chunk row of the index (0 for rows this BM25 does not cover)."""
         known = [t for t in query_tokens if t in self._vocab]

@@ -38,6 +38,10 @@ class Storage(Protocol):
         """Whether chunk ``row`` can be found by the dense list (it has a vector)."""
         ...
 
+    def held(self, row: int, tokens: set[str]) -> set[str]:
+        """Which of ``tokens`` passage ``row`` holds (as BM25 indexed it)."""
+        ...
+
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         """Chunk rows of the table rows best matching ``tokens`` (their own BM25), or None if not indexed."""
         ...
@@ -78,6 +82,9 @@ class LocalStorage:
 
     def knows(self, token: str) -> bool:
         return self.bm25.knows(token)
+
+    def held(self, row: int, tokens: set[str]) -> set[str]:
+        return self.bm25.held(row, tokens)
 
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         return None if self.bm25_rows is None else self.bm25_rows.top_k(tokens, depth, allowed)[0]

@@ -252,6 +252,16 @@ class PageTables(BaseModel):
     tables: list[Table] = Field(default_factory=list)
 
 
+_TABLES_KEY = b',"tables":'
+
+
+def _tables_part(line: bytes, number: int) -> bytes:
+    """A stored page's ``tables`` field alone, as a JSON object (its lines, most of the bytes, are not parsed): the
+    field is written last, and the key cannot occur inside a string (quotes there are escaped)."""
+    cut = line.rfind(_TABLES_KEY)
+    return line if cut < 0 else b'{"number":%d' % number + line[cut:]
+
+
 def page_offsets(folder: Path, meta: DocumentMeta) -> np.ndarray:
     """Byte offset of each page's line in the document's pages file."""
     path = Layout(folder).page_offsets(meta.sha256)
@@ -278,7 +288,10 @@ def read_page(
             offsets = page_offsets(folder, meta)
         with path.open("rb") as handle:
             handle.seek(int(offsets[number - 1]))
-            return model.model_validate_json(handle.readline())
+            line = handle.readline()
+        if model is PageTables:
+            return model.model_validate_json(_tables_part(line, number))
+        return model.model_validate_json(line)
     except (OSError, ValueError, IndexError) as exc:
         if isinstance(exc, ValidationError):
             raise IndexLoadError(f"{path} is damaged or from another version; rebuild the index") from exc

@@ -103,9 +103,11 @@ def absence(
     every: list[DocumentMeta],
     names: set[str],
     passages: list[str],
+    holds: Callable[[int, set[str]], set[str]],
 ) -> Absence:
     """Whether the documents ``searched`` (of ``every`` in the index) may not hold the answer to ``question``,
-    given the ``passages`` found (best first); ``known`` tells whether a token occurs in any passage."""
+    given the ``passages`` found (best first); ``known`` tells whether a token occurs in any passage, ``holds``
+    which of some tokens passage i holds."""
     missing = []
     unknown = unknown_names(question, tokenizer, known, every)
     if unknown:
@@ -124,10 +126,7 @@ def absence(
         missing.append(f"none of the question's terms occurs in the knowledge base ({_listed(sorted(content))})")
     # a passage in the other language (found through the query's translation) cannot share its words
     same_language = [has_cjk(text) == has_cjk(question) for text in passages]
-    sharing = [
-        not terms or not comparable or bool(terms & set(tokenizer.tokenize(text)))
-        for text, comparable in zip(passages, same_language, strict=True)
-    ]
+    sharing = [not terms or not comparable or bool(holds(i, terms)) for i, comparable in enumerate(same_language)]
     weak = frozenset(i for i, shares in enumerate(sharing) if missing or not shares)
     if any(same_language) and terms and not any(sharing):
         missing.append(f"no passage found contains any of the question's key terms ({_listed(sorted(terms))})")

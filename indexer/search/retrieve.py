@@ -338,7 +338,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
         for rank, row in enumerate(ranked.rows, start=1):
             ranks[row] = min(rank, ranks.get(row, rank))
     hits = []
-    for score, row in _select(index, scored, top_k, options, plan):
+    selected = _select(index, scored, top_k, options, plan)
+    for score, row in selected:
         chunk = index.chunks[row]
         evidence = matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
@@ -348,7 +349,14 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     searched = [index.documents[n] for n in (scope if scope is not None else index.documents)]
     every = list(index.documents.values())
     found_absent = absence(
-        text, index.tokenizer, index.storage.knows, searched, every, names, [h.content for h in hits]
+        text,
+        index.tokenizer,
+        index.storage.knows,
+        searched,
+        every,
+        names,
+        [h.content for h in hits],
+        lambda i, terms: index.storage.held(selected[i][1], terms),
     )
     hits = [hit.model_copy(update={"weak": True}) if i in found_absent.weak else hit for i, hit in enumerate(hits)]
     return SearchOutcome(hits, scope, plan.kind, found_absent.note)
