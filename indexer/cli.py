@@ -19,7 +19,7 @@ from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.publish import check_index_target
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
-from indexer.ingest.build import BuildReport, add_documents, build_index, remove_documents
+from indexer.ingest.build import BuildReport, add_documents, build_index, embed_index, remove_documents
 from indexer.ingest.chunk import PASSAGE_TEXT, PLAIN_PASSAGES
 from indexer.ingest.edgar import (
     SEC_DATA_URL,
@@ -73,11 +73,21 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     add.add_argument("paths", type=Path, nargs="+")
     remove = sub.add_parser("remove", help="remove documents (names as `list` prints them) from an index")
     remove.add_argument("documents", nargs="+")
-    for command in (build, add, remove):
+    embed = sub.add_parser(
+        "embed",
+        help="embed the passages an index has no vectors for yet (a build killed while embedding); the build "
+        "commands do this themselves after publishing the words",
+    )
+    for command in (build, add, remove, embed):
         command.add_argument("--index", type=Path, required=True, dest="index_dir")
         command.add_argument("--batch-size", type=int, default=EMBED_BATCH, help="chunks per embedding batch")
         command.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
         command.add_argument("--json", action="store_true", help="print the build summary as JSON")
+        command.add_argument(
+            "--no-wait",
+            action="store_true",
+            help="fail at once if another build is writing this index (default: queue behind it)",
+        )
     for command in (build, add):
         command.add_argument("--ocr", action="store_true", help="OCR pages without a text layer (local Tesseract)")
         command.add_argument("--tessdata", type=Path, default=None, help="folder with chi_sim/eng .traineddata")
@@ -172,6 +182,10 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
         "embedded_chunks": report.embedded,
         "reused_vectors": report.reused_vectors,
         "cached_vectors": report.cached_vectors,
+        "computed_vectors": report.computed_vectors,
+        "pending_vectors": report.pending_vectors,
+        "embedding_left_to": report.embedding_left_to,
+        "versions_published": report.versions,
         "reused_documents": report.reused_documents,
         "failed": [f.model_dump() for f in report.failures],
         "links_out_skipped": report.links_out,
@@ -184,8 +198,12 @@ def _print_report(report: BuildReport, as_json: bool) -> None:
     print(f"  table rows indexed as chunks: {report.table_rows}")
     print(
         f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index, "
-        f"{report.cached_vectors} from the vector cache)"
+        f"{report.cached_vectors} from the vector cache, {report.computed_vectors} computed)"
     )
+    if report.embedding_left_to:
+        print(f"  embedding of the new passages left to {report.embedding_left_to}, which was embedding already")
+    if "searchable" in report.seconds:
+        print(f"  searchable by its words after {report.seconds['searchable']:.1f}s; {report.versions} version(s)")
     print(f"  unchanged files not parsed again: {report.reused_documents}")
     unsearchable = report.pages_without_text + report.pages_unreadable
     print(
@@ -230,10 +248,13 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         passage_text=PLAIN_PASSAGES if getattr(args, "plain_passages", False) else PASSAGE_TEXT,
         follow_links=bool(getattr(args, "follow_links", False)),
         progress=not args.no_progress,
+        wait_for_lock=not getattr(args, "no_wait", False),
         cache_dir=cache_dir,
     )
     if args.command == "add":
         report = add_documents(settings, args.paths)
+    elif args.command == "embed":
+        report = embed_index(settings)
     elif args.command == "remove":
         report = remove_documents(settings, args.documents)
     else:
@@ -309,9 +330,14 @@ def _cmd_list(args: argparse.Namespace) -> int:
         scanned = f", {unsearchable} pages not searchable (no usable text; --ocr)" if unsearchable else ""
         scanned += f", {len(doc.pages_ocr)} pages read by OCR" if doc.pages_ocr else ""
         note = f", {doc.broker} {doc.rating or ''}".rstrip() if doc.broker else ""
-        print(f"{doc.document}: {doc.title} [{doc.language or '?'}] {doc.pages} pages{note}{scanned}")
+        waiting = ", not embedded yet (words only)" if manifest.embedder and not doc.semantic_ready else ""
+        print(f"{doc.document}: {doc.title} [{doc.language or '?'}] {doc.pages} pages{note}{scanned}{waiting}")
     embedder = manifest.embedder.id if manifest.embedder else "none (BM25 only)"
-    print(f"{len(manifest.documents)} documents, {manifest.chunk_count} chunks, embedder {embedder}")
+    ready = sum(doc.semantic_ready for doc in manifest.documents) if manifest.embedder else 0
+    print(
+        f"{len(manifest.documents)} documents ({ready} semantic_ready), {manifest.chunk_count} chunks "
+        f"({manifest.embedded_chunks} embedded), embedder {embedder}"
+    )
     return EXIT_OK
 
 
@@ -386,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(args.log_level)
     try:
         cache_dir = args.cache_dir or default_cache_dir()
-        if args.command in ("build", "add", "remove"):
+        if args.command in ("build", "add", "remove", "embed"):
             return _cmd_build(args, cache_dir)
         if args.command == "verify":
             return _cmd_verify(args, cache_dir)

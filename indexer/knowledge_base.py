@@ -110,6 +110,11 @@ class KnowledgeBase:
         """How many documents ``outcome`` searched (all of them when nothing narrowed the search)."""
         return len(outcome.scope) if outcome.scope is not None else len(self.index.documents)
 
+    def still_embedding(self, outcome: SearchOutcome) -> int:
+        """How many of the documents ``outcome`` searched are not embedded yet (found by their words only)."""
+        names = outcome.scope if outcome.scope is not None else list(self.index.documents)
+        return sum(not self.index.documents[name].semantic_ready for name in names)
+
     def page(self, document: str, number: int) -> Page:
         """One page with its lines, boxes and tables."""
         return get_page(self.index, document, number)

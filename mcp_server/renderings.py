@@ -101,6 +101,8 @@ def search_text(result: SearchResult) -> str:
     hits = result.hits
     scope = f"{result.searched_documents} document{'s' if result.searched_documents != 1 else ''}"
     semantic = "keyword + semantic" if result.dense_search else "keyword only"
+    if result.dense_search and result.still_embedding:
+        semantic += f"; {result.still_embedding} of them still being embedded, found by their words"
     head = [f'{len(hits)} passage{"s" if len(hits) != 1 else ""} for "{result.query}" from {scope} ({semantic}).']
     if result.note:
         head.insert(0, f"NOTE: {result.note}")
@@ -174,8 +176,12 @@ def _document_line(meta: DocumentMeta) -> str:
 
 def documents_text(listing: DocumentList) -> str:
     semantic = "keyword + semantic search" if listing.dense_search else "keyword search only"
+    if listing.still_embedding:
+        semantic += f"; {len(listing.still_embedding)} still being embedded (marked *), found by their words meanwhile"
     head = f"{len(listing.documents)} documents, {listing.chunk_count} passages indexed ({semantic}):"
-    return "\n".join([head, *(_document_line(meta) for meta in listing.documents)])
+    waiting = set(listing.still_embedding)
+    lines = (_document_line(meta) + (" *" if meta.document in waiting else "") for meta in listing.documents)
+    return "\n".join([head, *lines])
 
 
 def rendered_text(info: RenderedPage) -> str:

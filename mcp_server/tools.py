@@ -26,7 +26,13 @@ _LISTED_DOCUMENTS = 25
 
 
 def list_documents_tool(kb: KnowledgeBase) -> DocumentList:
-    return DocumentList(documents=kb.documents(), chunk_count=kb.chunk_count, dense_search=kb.dense_search)
+    documents = kb.documents()
+    return DocumentList(
+        documents=documents,
+        chunk_count=kb.chunk_count,
+        dense_search=kb.dense_search,
+        still_embedding=[d.document for d in documents if kb.dense_search and not d.semantic_ready],
+    )
 
 
 def search_reports_tool(kb: KnowledgeBase, request: SearchRequest) -> SearchResult:
@@ -36,6 +42,7 @@ def search_reports_tool(kb: KnowledgeBase, request: SearchRequest) -> SearchResu
         hits=outcome.hits,
         searched_documents=kb.searched_count(outcome),
         dense_search=kb.dense_search,
+        still_embedding=kb.still_embedding(outcome) if kb.dense_search else 0,
         note=outcome.note,
     )
 
@@ -113,6 +120,11 @@ def coverage(manifest: Manifest) -> str:
         lines.append(f"- {inline(doc.document)}: {inline(doc.title)} ({doc.pages} pages, {language})")
     if len(docs) > _LISTED_DOCUMENTS:
         lines.append(f"- … and {len(docs) - _LISTED_DOCUMENTS} more (call list_documents)")
+    if manifest.embedder is not None and (waiting := sum(not d.semantic_ready for d in docs)):
+        lines.append(
+            f"{waiting} of these documents are still being embedded: search finds them by their words until "
+            "semantic search covers them (list_documents: semantic_ready)."
+        )
     lines.append(
         "It does not cover other companies or periods, market prices, news, or anything not printed in these "
         "documents: say so rather than guess."

@@ -23,6 +23,10 @@ class DocumentList(BaseModel):
     documents: list[DocumentMeta]
     chunk_count: int
     dense_search: bool = Field(description="whether semantic (embedding) search is available in this index")
+    still_embedding: list[str] = Field(
+        default_factory=list,
+        description="documents not yet embedded (semantic_ready false): searched by their words until it is done",
+    )
 
 
 class SearchResult(BaseModel):
@@ -32,6 +36,9 @@ class SearchResult(BaseModel):
         description="how many documents were searched: those the filters allow, narrowed to a company the query names"
     )
     dense_search: bool
+    still_embedding: int = Field(
+        default=0, description="how many of the searched documents are not yet embedded (found by their words only)"
+    )
     note: str | None = Field(
         default=None,
         description="when the index may not hold the answer: terms, years or forms of the question it does not have, "

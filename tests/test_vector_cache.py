@@ -102,6 +102,9 @@ def test_a_build_killed_while_embedding_keeps_what_it_embedded(tmp_path: Path) -
     finally:
         process.kill()
         process.wait()
-    assert not (tmp_path / "idx" / "manifest.json").exists()
+    lexical = read_manifest(tmp_path / "idx")  # the words were published before the embedding began
+    assert [meta.semantic_ready for meta in lexical.documents] == [False] and lexical.embedded_chunks == 0
     report = build_index(_settings(docs, tmp_path / "idx", cache))
     assert 0 < report.cached_vectors < report.embedded
+    assert report.computed_vectors > 0
+    assert report.cached_vectors + report.computed_vectors <= report.embedded  # nothing embedded twice

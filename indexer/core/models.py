@@ -258,6 +258,11 @@ class DocumentMeta(BaseModel):
     cik: str | None = Field(default=None, description="SEC Central Index Key (EDGAR downloads)")
     filing_date: str | None = Field(default=None, description="date filed with the SEC (EDGAR downloads)")
     accession: str | None = Field(default=None, description="SEC accession number (EDGAR downloads)")
+    semantic_ready: bool = Field(
+        default=True,
+        description="whether semantic search covers the document; false while the build is still embedding it "
+        "(it is found by its words meanwhile) and in an index built without an embedder",
+    )
 
 
 class StoredChunk(BaseModel):

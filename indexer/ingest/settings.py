@@ -71,6 +71,8 @@ class BuildSettings:
     passage_text: str = PASSAGE_TEXT  # what is embedded for a passage: with its header, or plain (ingest/chunk.py)
     follow_links: bool = False  # index files reached through links that leave the folder being indexed
     progress: bool = True
+    wait_for_lock: bool = True  # queue behind another build of the same index (False: fail at once, saying who)
+    publish_every_s: float = 300.0  # a long embedding publishes the vectors it has this often
     cache_dir: Path = field(default_factory=default_cache_dir)
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     bm25: Bm25Settings = field(default_factory=Bm25Settings)
