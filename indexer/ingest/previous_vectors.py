@@ -12,7 +12,7 @@ from indexer.core.models import DocumentMeta
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import Layout
 from indexer.index.vector_cache import text_key
-from indexer.ingest.chunk import PASSAGE_TEXT, PLAIN_PASSAGES, embedded_text
+from indexer.ingest.chunk import PASSAGE_TEXTS, PLAIN_PASSAGES, embedded_text
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
         if info.get("id") != embedder_id:
             return {}
         passage_text = info.get("passage_text", PLAIN_PASSAGES)
-        if passage_text not in (PASSAGE_TEXT, PLAIN_PASSAGES):
+        if passage_text not in PASSAGE_TEXTS:
             return {}  # made from a text this version does not know how to rebuild
         metas = {d["document"]: _lenient_meta(d) for d in manifest["documents"]}
         with Layout(index_dir).chunks.open(encoding="utf-8") as handle:

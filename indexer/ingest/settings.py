@@ -11,7 +11,7 @@ from pathlib import Path
 from indexer.core.errors import FilingsError
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.lexical import Bm25Settings
-from indexer.ingest.chunk import PASSAGE_TEXT, ChunkSettings
+from indexer.ingest.chunk import DEFAULT_PASSAGE_TEXT, ChunkSettings
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 
 
@@ -68,7 +68,7 @@ class BuildSettings:
     max_pages: int = MAX_PAGES
     max_parse_memory_mb: float = MAX_PARSE_MEMORY_MB  # resident memory one parse may hold
     batch_size: int = EMBED_BATCH
-    passage_text: str = PASSAGE_TEXT  # what is embedded for a passage: with its header, or plain (ingest/chunk.py)
+    passage_text: str = DEFAULT_PASSAGE_TEXT  # what is embedded for a passage (ingest/chunk.py)
     follow_links: bool = False  # index files reached through links that leave the folder being indexed
     progress: bool = True
     wait_for_lock: bool = True  # queue behind another build of the same index (False: fail at once, saying who)
