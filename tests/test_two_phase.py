@@ -199,3 +199,23 @@ def test_a_build_that_finds_another_embedding_leaves_its_documents_to_it(
     final = _readiness(embedded_index)
     assert final == {SIFANG.name: True, BESTBUY_10Q.name: True, MGM.name: True}
     assert report["computed_vectors"] > report["pending_vectors"]  # it embedded the second build's filing too
+
+
+def test_a_failed_publication_of_vectors_keeps_the_words_served_and_the_vectors_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from indexer.ingest import embedding
+    from indexer.ingest.build import embed_index
+
+    def full_disk(staging: Path, target: Path) -> None:
+        raise OSError(28, "No space left on device", str(staging))
+
+    cache, index = tmp_path / "cache", tmp_path / "idx"
+    monkeypatch.setattr(embedding, "publish", full_disk)
+    with pytest.raises(FilingsError, match=r"vectors failed \(No space left on device.*filings-index embed"):
+        build_index(_settings(index, cache, docs_folder(tmp_path / "docs", MGM)))
+    assert _readiness(index) == {MGM.name: False}  # the words were published and stay served
+    assert not list(tmp_path.glob(".idx.building-*"))  # the staging folder was removed
+    monkeypatch.undo()
+    resumed = embed_index(_settings(index, cache))
+    assert resumed.computed_vectors == 0 and _readiness(index) == {MGM.name: True}  # every vector from the cache

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer.core.errors import FilingsError
 from indexer.index.embed import Embedder
 from indexer.index.layout import DENSE, DENSE_ROWS, MANIFEST, OWNER_MARK
 from indexer.index.lock import IndexLock
@@ -83,15 +84,21 @@ def publish_vectors(index_dir: Path, version: Version) -> None:
     """Publish ``version`` again with every vector its plan knows; call under the index lock."""
     staging = staging_folder(index_dir)
     published = False
+    documents = version.manifest.documents
+    ready = version.plan.ready_documents([m.document for m in documents])
     try:
         _link_files(version.folder, staging)
         version.plan.dense().save(staging)
-        documents = version.manifest.documents
-        ready = version.plan.ready_documents([m.document for m in documents])
         update = {"documents": with_readiness(documents, ready), "embedded_chunks": int(version.plan.known.sum())}
         write_manifest(staging, version.manifest.model_copy(update=update))
         publish(staging, index_dir)
         published = True
+    except OSError as exc:  # a full disk, a quota: the version with the words keeps serving
+        raise FilingsError(
+            f"publishing the vectors failed ({exc.strerror or exc}: {exc.filename or staging}); the index at "
+            f"{index_dir} keeps serving its current version and the vectors computed are in the cache: free some "
+            "space and run `filings-index embed` to publish them"
+        ) from exc
     finally:
         if not published:
             discard(staging)
