@@ -138,3 +138,25 @@ def test_a_build_killed_while_embedding_keeps_what_it_embedded(tmp_path: Path) -
     assert 0 < report.cached_vectors < report.embedded
     assert report.computed_vectors > 0
     assert report.cached_vectors + report.computed_vectors <= report.embedded  # nothing embedded twice
+
+
+def test_a_text_repeated_verbatim_is_embedded_once_and_fills_every_chunk_that_prints_it(tmp_path: Path) -> None:
+    from indexer.core.models import StoredChunk
+    from indexer.ingest.vectors import plan_vectors
+
+    def chunk(n: int, text: str, kind: str = "body") -> StoredChunk:
+        return StoredChunk(chunk_id=f"c{n}", document="a.pdf", page=1, page_width=600, page_height=800, text=text,
+                           kind=kind, content_hash=str(n))  # fmt: skip
+
+    chunks = [chunk(0, "same paragraph"), chunk(1, "another one, longer"), chunk(2, "same paragraph"),
+              chunk(3, "same paragraph", "boilerplate"), chunk(4, "short")]  # fmt: skip
+    cache = VectorCache.open(tmp_path, "test-embedder", 4)
+    cache.put([text_key("short")], np.ones((1, 4), dtype=np.float32))
+    plan = plan_vectors(chunks, {}, 4, PLAIN_PASSAGES, {}, cache)
+    assert plan.rows.tolist() == [0, 1, 2, 4] and plan.cached == 1  # boilerplate is not embedded
+    todo = plan.pending()
+    assert [plan.texts[pos] for pos in todo] == ["same paragraph", "another one, longer"]  # once each, shortest first
+    assert plan.ready_documents(["a.pdf", "b.pdf"]) == {"b.pdf"}
+    plan.fill(todo, np.arange(8, dtype=np.float32).reshape(2, 4))
+    assert plan.known.all() and np.array_equal(plan.vectors[0], plan.vectors[2])
+    assert plan.ready_documents(["a.pdf"]) == {"a.pdf"} and plan.dense().size == 4

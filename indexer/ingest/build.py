@@ -4,6 +4,7 @@ embed → publish again (semantic search); see :mod:`indexer.ingest.embedding`."
 from __future__ import annotations
 
 import logging
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -141,11 +142,13 @@ def _in_two_phases(
         report = build_from(used, sources, links_out, embedder)
     report.seconds["searchable"] = time.perf_counter() - started
     if embedder is not None and report.pending_vectors:
-        logger.info(
-            "%s is searchable by its words; embedding %d passages for semantic search",
-            settings.index_dir,
-            report.pending_vectors,
+        said = (
+            f"{settings.index_dir} is searchable by its words ({report.documents} documents, after "
+            f"{report.seconds['searchable']:.1f}s); embedding {report.pending_vectors} passages for semantic search"
         )
+        if settings.progress:
+            print(said, file=sys.stderr, flush=True)  # beside the progress bars, which are on stderr too
+        logger.info(said)
         _embed_phase(used, embedder, report)
         if report.embedding_left_to is None:
             report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)

@@ -4,7 +4,7 @@ machine's vector cache, or (still to do) the model."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,6 +31,7 @@ class VectorPlan:
     known: np.ndarray
     reused: int = 0  # known from the version being replaced
     cached: int = 0  # known from the vector cache
+    _same_text: dict[str, list[int]] | None = field(default=None, repr=False)  # key → positions, made on first fill
 
     def pending(self) -> list[int]:
         """Positions still to embed, one per distinct text (a paragraph repeated verbatim is embedded once),
@@ -42,11 +43,14 @@ class VectorPlan:
 
     def fill(self, positions: list[int], vectors: np.ndarray) -> None:
         """Record the vectors of ``positions``, and of every other position with the same text."""
-        by_key = {self.keys[pos]: vector for pos, vector in zip(positions, vectors, strict=True)}
-        for pos in np.flatnonzero(~self.known).tolist():
-            if (vector := by_key.get(self.keys[pos])) is not None:
-                self.vectors[pos] = vector
-                self.known[pos] = True
+        if self._same_text is None:
+            self._same_text = {}
+            for pos, key in enumerate(self.keys):
+                self._same_text.setdefault(key, []).append(pos)
+        for pos, vector in zip(positions, vectors, strict=True):
+            same = self._same_text[self.keys[pos]]
+            self.vectors[same] = vector
+            self.known[same] = True
 
     def dense(self) -> DenseIndex:
         """The dense index of the rows with a vector (a document still being embedded is left out)."""
