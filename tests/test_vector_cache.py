@@ -144,19 +144,22 @@ def test_a_text_repeated_verbatim_is_embedded_once_and_fills_every_chunk_that_pr
     from indexer.core.models import StoredChunk
     from indexer.ingest.vectors import plan_vectors
 
-    def chunk(n: int, text: str, kind: str = "body") -> StoredChunk:
-        return StoredChunk(chunk_id=f"c{n}", document="a.pdf", page=1, page_width=600, page_height=800, text=text,
+    def chunk(n: int, text: str, kind: str = "body", document: str = "a.pdf") -> StoredChunk:
+        return StoredChunk(chunk_id=f"c{n}", document=document, page=1, page_width=600, page_height=800, text=text,
                            kind=kind, content_hash=str(n))  # fmt: skip
 
     chunks = [chunk(0, "same paragraph"), chunk(1, "another one, longer"), chunk(2, "same paragraph"),
-              chunk(3, "same paragraph", "boilerplate"), chunk(4, "short")]  # fmt: skip
+              chunk(3, "same paragraph", "boilerplate"), chunk(4, "short"),
+              chunk(5, "b's", document="b.pdf")]  # fmt: skip
     cache = VectorCache.open(tmp_path, "test-embedder", 4)
     cache.put([text_key("short")], np.ones((1, 4), dtype=np.float32))
     plan = plan_vectors(chunks, {}, 4, PLAIN_PASSAGES, {}, cache)
-    assert plan.rows.tolist() == [0, 1, 2, 4] and plan.cached == 1  # boilerplate is not embedded
+    assert plan.rows.tolist() == [0, 1, 2, 4, 5] and plan.cached == 1  # boilerplate is not embedded
     todo = plan.pending()
-    assert [plan.texts[pos] for pos in todo] == ["same paragraph", "another one, longer"]  # once each, shortest first
-    assert plan.ready_documents(["a.pdf", "b.pdf"]) == {"b.pdf"}
-    plan.fill(todo, np.arange(8, dtype=np.float32).reshape(2, 4))
-    assert plan.known.all() and np.array_equal(plan.vectors[0], plan.vectors[2])
-    assert plan.ready_documents(["a.pdf"]) == {"a.pdf"} and plan.dense().size == 4
+    # once each; document by document (b's shorter text waits for a's), shortest first within one
+    assert [plan.texts[pos] for pos in todo] == ["same paragraph", "another one, longer", "b's"]
+    assert plan.ready_documents(["a.pdf", "b.pdf", "c.pdf"]) == {"c.pdf"}
+    plan.fill(todo[:2], np.arange(8, dtype=np.float32).reshape(2, 4))
+    assert np.array_equal(plan.vectors[0], plan.vectors[2]) and plan.ready_documents(["a.pdf", "b.pdf"]) == {"a.pdf"}
+    plan.fill(todo[2:], np.ones((1, 4), dtype=np.float32))
+    assert plan.known.all() and plan.dense().size == 5

@@ -35,11 +35,13 @@ class VectorPlan:
 
     def pending(self) -> list[int]:
         """Positions still to embed, one per distinct text (a paragraph repeated verbatim is embedded once),
-        shortest first (a batch of similar lengths pads little)."""
+        document by document (each becomes semantic_ready at the next publication, not all at the end), shortest
+        first within a document (a batch of similar lengths pads little)."""
         first: dict[str, int] = {}
         for pos in np.flatnonzero(~self.known).tolist():
             first.setdefault(self.keys[pos], pos)
-        return sorted(first.values(), key=lambda pos: len(self.texts[pos]))
+        order = {name: rank for rank, name in enumerate(dict.fromkeys(self.documents))}
+        return sorted(first.values(), key=lambda pos: (order[self.documents[pos]], len(self.texts[pos])))
 
     def fill(self, positions: list[int], vectors: np.ndarray) -> None:
         """Record the vectors of ``positions``, and of every other position with the same text."""
