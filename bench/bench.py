@@ -134,7 +134,9 @@ def bench_build_from_scratch(corpus: Path, index: Path, embedder: str, cache: Pa
                                        cache_dir=cache))  # fmt: skip
     total, searchable = report.seconds["total"], report.seconds["searchable"]
     embed = report.seconds.get("embed", 0.0)
+    manifest = read_manifest(index)
     return {
+        "passage_text": manifest.embedder.passage_text if manifest.embedder else None,
         "pages": report.pages,
         "chunks": report.chunks,
         "embedded_chunks": report.embedded,

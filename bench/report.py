@@ -255,7 +255,8 @@ def _two_phase(bench: dict[str, Any]) -> list[str]:
         "",
         "## Searchable in seconds (issue 16)",
         "",
-        "Builds publish the words first, then the vectors (docs/indexing.md); figures from an empty vector cache.",
+        "Builds publish the words first, then the vectors (docs/indexing.md); figures from an empty vector cache, "
+        f"passages embedded as `{build.get('passage_text') or '?'}`.",
         "",
         "| target | measured | before | |",
         "|---|---|---|---|",

@@ -222,11 +222,11 @@ def lexical_text(chunk: Chunk) -> str:
 # name, so no vector made from another text is reused.
 WHOLE_PASSAGES = "header/1"  # a one-line header (passage_header), then the passage's whole text
 PLAIN_PASSAGES = "plain"  # the passage's text alone (indexes built before the header, or `build --plain-passages`)
-# The header, then the passage's opening, up to OPENING_TOKENS: the model's cost grows with the tokens it reads, a
-# passage's opening says what it is about, and BM25 reads every word. On the bench corpus's 55 dev questions it
-# embeds 1.75x faster with the same hybrid hit@5 and MRR (docs/indexing.md). The default.
+# The header, then the passage's opening, up to OPENING_TOKENS (`build --embed-opening`): the model's cost grows
+# with the tokens it reads, a passage's opening says what it is about, and BM25 reads every word. On the dev set it
+# embeds 1.6x faster, hybrid hit@5 +0.014 and MRR -0.018 (English, shared); so not the default (docs/indexing.md).
 OPENING_PASSAGES = "header+opening/1"
-DEFAULT_PASSAGE_TEXT = OPENING_PASSAGES
+DEFAULT_PASSAGE_TEXT = WHOLE_PASSAGES
 PASSAGE_TEXTS = (WHOLE_PASSAGES, PLAIN_PASSAGES, OPENING_PASSAGES)
 # Tokens are estimated: a CJK character ~0.7 of a token (XLM-R pieces), other text ~4 characters a token.
 OPENING_TOKENS = 220
@@ -250,7 +250,7 @@ def passage_header(meta: DocumentMeta | None, heading: str | None) -> str:
 
 
 def dense_text(chunk: StoredChunk, meta: DocumentMeta | None) -> str:
-    """What the dense model embeds for a chunk by default: its :func:`passage_header`, then its opening."""
+    """What the dense model embeds for a chunk by default: its :func:`passage_header`, then its text."""
     return embedded_text(chunk.text, chunk.heading, meta, DEFAULT_PASSAGE_TEXT)
 
 
