@@ -84,15 +84,20 @@ def source_file(folder: Path, meta: DocumentMeta) -> Path:
     return Layout(folder).source(meta.sha256)
 
 
+def link_or_copy(source: Path, target: Path) -> None:
+    """``target`` as a hard link to ``source`` when possible (no copy, and it outlives the folder it came from),
+    else a copy; its folder is created."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
 def _keep(source: Path, target: Path) -> None:
     if target.exists():  # named by content hash: two documents with the same bytes share one copy
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    source = source.resolve()
-    try:
-        os.link(source, target)  # a hard link when possible: no copy, and it outlives the old index folder
-    except OSError:
-        shutil.copyfile(source, target)
+    link_or_copy(source.resolve(), target)
 
 
 def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None = None) -> None:

@@ -12,8 +12,6 @@ from the cache.
 from __future__ import annotations
 
 import logging
-import os
-import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -24,7 +22,7 @@ from indexer.index.embed import Embedder
 from indexer.index.layout import DENSE, DENSE_ROWS, MANIFEST, OWNER_MARK
 from indexer.index.lock import IndexLock
 from indexer.index.publish import discard, publish, staging_folder
-from indexer.index.store import Manifest, read_chunks_compact, read_manifest, write_manifest
+from indexer.index.store import Manifest, link_or_copy, read_chunks_compact, read_manifest, write_manifest
 from indexer.index.vector_cache import VectorCache
 from indexer.ingest.previous_vectors import previous_vectors
 from indexer.ingest.settings import BuildSettings
@@ -72,12 +70,7 @@ def _link_files(source: Path, staging: Path) -> None:
         relative = path.relative_to(source)
         if not path.is_file() or relative.as_posix() in _NOT_LINKED:
             continue
-        target = staging / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.link(path, target)
-        except OSError:
-            shutil.copyfile(path, target)
+        link_or_copy(path, staging / relative)
 
 
 def publish_vectors(index_dir: Path, version: Version) -> None:
