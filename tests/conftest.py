@@ -3,7 +3,11 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +56,19 @@ def docs_folder(folder: Path, *pdfs: Path) -> Path:
     for pdf in pdfs:
         shutil.copy(pdf, folder / pdf.name)
     return folder
+
+
+def kill_when(process: subprocess.Popen[Any], caught: Callable[[], bool], what: str, wait_s: float = 240) -> None:
+    """``kill -9`` ``process`` as soon as ``caught()`` holds; fails if it ended first (the moment was missed)."""
+    try:
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline and process.poll() is None and not caught():
+            time.sleep(0.1)
+        assert process.poll() is None, f"the build ended before it was caught {what}"
+        process.send_signal(signal.SIGKILL)
+    finally:
+        process.kill()
+        process.wait()
 
 
 def text_under(pdf: Path, page: int, boxes: list[Box], level: str = "words") -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -25,7 +24,7 @@ from indexer.index.lock import IndexBusyError, IndexLock
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index
 from indexer.ingest.settings import BuildSettings
-from tests.conftest import BESTBUY_10Q, MGM, ROOT, SIFANG, docs_folder
+from tests.conftest import BESTBUY_10Q, MGM, ROOT, SIFANG, docs_folder, kill_when
 from tests.test_server_e2e import _params
 
 WAIT_S = 300
@@ -113,17 +112,9 @@ def test_kill_9_while_embedding_leaves_the_words_served_and_the_next_run_resumes
     process = subprocess.Popen(
         command, cwd=ROOT, env={**os.environ, "FILINGS_CACHE_DIR": str(cache)}, stderr=subprocess.DEVNULL
     )
-    try:
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline and process.poll() is None:
-            if _readiness(index) and list(cache.glob("vectors/*/*.npz")):
-                break
-            time.sleep(0.1)
-        assert process.poll() is None, "the build ended before it was caught embedding"
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.kill()
-        process.wait()
+    kill_when(
+        process, lambda: bool(_readiness(index)) and bool(list(cache.glob("vectors/*/*.npz"))), "embedding", WAIT_S
+    )
     lexical = read_manifest(index)
     assert [m.semantic_ready for m in lexical.documents] == [False] and lexical.embedded_chunks == 0
 

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,7 +29,7 @@ from indexer.ingest.chunk import (
     opening,
 )
 from indexer.ingest.settings import BuildSettings
-from tests.conftest import BESTBUY_10Q, MGM, SIFANG, docs_folder
+from tests.conftest import BESTBUY_10Q, MGM, SIFANG, docs_folder, kill_when
 
 
 def _settings(docs: Path, index: Path, cache: Path) -> BuildSettings:
@@ -123,15 +121,7 @@ def test_a_build_killed_while_embedding_keeps_what_it_embedded(tmp_path: Path) -
     command = [sys.executable, "-m", "indexer", "build", str(docs), "--index", str(tmp_path / "idx"), "--no-progress"]
     env = {**os.environ, "FILINGS_CACHE_DIR": str(cache)}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 240
-        while not list(cache.glob("vectors/*/*.npz")) and time.monotonic() < deadline and process.poll() is None:
-            time.sleep(0.2)
-        assert process.poll() is None, "the build ended before a batch was cached"
-        process.send_signal(signal.SIGKILL)
-    finally:
-        process.kill()
-        process.wait()
+    kill_when(process, lambda: bool(list(cache.glob("vectors/*/*.npz"))), "with a batch cached")
     lexical = read_manifest(tmp_path / "idx")  # the words were published before the embedding began
     assert [meta.semantic_ready for meta in lexical.documents] == [False] and lexical.embedded_chunks == 0
     report = build_index(_settings(docs, tmp_path / "idx", cache))

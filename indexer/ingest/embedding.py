@@ -24,7 +24,7 @@ from indexer.index.lock import IndexLock
 from indexer.index.publish import discard, publish, staging_folder
 from indexer.index.store import Manifest, link_or_copy, read_chunks_compact, read_manifest, write_manifest
 from indexer.index.vector_cache import VectorCache
-from indexer.ingest.previous_vectors import previous_vectors
+from indexer.ingest.previous_vectors import own_vectors
 from indexer.ingest.settings import BuildSettings
 from indexer.ingest.vectors import VectorPlan, plan_vectors, with_readiness
 
@@ -58,8 +58,8 @@ def current_version(index_dir: Path, embedder: Embedder, cache: VectorCache) -> 
         return None
     chunks, _ = read_chunks_compact(folder)
     metas = {meta.document: meta for meta in manifest.documents}
-    previous = previous_vectors(folder, embedder.id)
-    plan = plan_vectors(chunks, metas, embedder.dim, manifest.embedder.passage_text, previous, cache)
+    own = own_vectors(folder)  # its chunks are this version's: matched by row, no key round trip
+    plan = plan_vectors(chunks, metas, embedder.dim, manifest.embedder.passage_text, {}, cache, own=own)
     return Version(folder, manifest, plan)
 
 

@@ -1,4 +1,5 @@
-"""The vectors of the index a build replaces, keyed as the vector cache keys them (the text each was made from)."""
+"""The vectors of the index a build replaces, keyed as the vector cache keys them (the text each was made from),
+or of a published version, by chunk row."""
 
 from __future__ import annotations
 
@@ -45,6 +46,17 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
         return {}
     vectors = dense.vectors()
     return {keys[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(keys)}
+
+
+def own_vectors(index_dir: Path) -> dict[int, np.ndarray]:
+    """The vectors a published version holds, by chunk row: that version's own chunks need no text rebuilt and
+    no key computed to be matched (empty if its vector files cannot be read)."""
+    try:
+        dense = DenseIndex.load(index_dir)
+    except (OSError, ValueError, RuntimeError) as exc:
+        logger.warning("not reusing vectors from %s: %s", index_dir, exc)
+        return {}
+    return dict(zip(dense.rows.tolist(), dense.vectors(), strict=False))
 
 
 def _lenient_meta(raw: dict[str, object]) -> DocumentMeta | None:

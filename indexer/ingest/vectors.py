@@ -3,7 +3,7 @@ machine's vector cache, or (still to do) the model."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -70,10 +70,13 @@ def plan_vectors(
     metas: dict[str, DocumentMeta],
     dim: int,
     passage_text: str,
-    previous: dict[str, np.ndarray],
+    previous: Mapping[str, np.ndarray],
     cache: VectorCache,
+    own: Mapping[int, np.ndarray] | None = None,
 ) -> VectorPlan:
-    """Each embedded chunk's vector from ``previous`` (the version being replaced), else the cache, else pending."""
+    """Each embedded chunk's vector from ``own`` (the version's own vectors by chunk row, when the plan is for a
+    published version), else ``previous`` (the version being replaced, by text key), else the cache, else
+    pending."""
     rows = [row for row, chunk in enumerate(chunks) if chunk.kind in EMBEDDED_KINDS]
     texts = [embedded_text(c.text, c.heading, metas.get(c.document), passage_text) for c in (chunks[r] for r in rows)]
     plan = VectorPlan(
@@ -84,15 +87,19 @@ def plan_vectors(
         vectors=np.zeros((len(rows), dim), dtype=np.float32),
         known=np.zeros(len(rows), dtype=bool),
     )
+    own = own or {}
     for pos, key in enumerate(plan.keys):
-        reused, cached = previous.get(key), cache.get(key)
+        reused = own.get(rows[pos])
+        if reused is None:
+            reused = previous.get(key)
         if reused is not None and reused.shape == (dim,):
             plan.vectors[pos], plan.reused = reused, plan.reused + 1
-        elif cached is not None:
-            plan.vectors[pos], plan.cached = cached, plan.cached + 1
-        else:
+            plan.known[pos] = True
             continue
-        plan.known[pos] = True
+        cached = cache.get(key)
+        if cached is not None:
+            plan.vectors[pos], plan.cached = cached, plan.cached + 1
+            plan.known[pos] = True
     return plan
 
 
