@@ -39,7 +39,7 @@ from indexer.index.store import (
     write_chunks,
     write_manifest,
 )
-from indexer.ingest.build import write_bm25
+from indexer.ingest.backend import write_bm25
 from indexer.ingest.settings import default_cache_dir
 
 VECTOR_NOISE = 0.3  # as bench/dense_recall.py: copies stay near their source, distinct from it and each other

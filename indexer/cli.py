@@ -75,6 +75,15 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help=f"embed the header and only the first ~{OPENING_TOKENS} tokens of each passage: about 1.6x faster "
         "embedding, hybrid search about as good (BM25 reads every word either way; see docs/indexing.md)",
     )
+    build.add_argument(
+        "--backend",
+        choices=["local", "milvus"],
+        default="local",
+        help="where BM25 and vectors live: "
+        "index files (default) or Milvus (extra filings-mcp[milvus]); updates and the server follow it",
+    )
+    build.add_argument("--milvus-uri", default=None, help="http://host:19530 (token in FILINGS_MILVUS_TOKEN) or a "
+                       "milvus-lite folder; default: a milvus-lite folder beside the index")  # fmt: skip
     add = sub.add_parser("add", help="add PDF files or folders to an existing index (a same-named file is replaced)")
     add.add_argument("paths", type=Path, nargs="+")
     remove = sub.add_parser("remove", help="remove documents (names as `list` prints them) from an index")
@@ -175,60 +184,10 @@ def _reading_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
 
 def _print_report(report: BuildReport, as_json: bool) -> None:
-    summary = {
-        "index": str(report.index_dir),
-        "documents": report.documents,
-        "pages": report.pages,
-        "pages_without_text": report.pages_without_text,
-        "pages_unreadable": report.pages_unreadable,
-        "pages_ocr": report.pages_ocr,
-        "html_converted": report.converted,
-        "chunks": report.chunks,
-        "table_rows": report.table_rows,
-        "embedded_chunks": report.embedded,
-        "reused_vectors": report.reused_vectors,
-        "cached_vectors": report.cached_vectors,
-        "computed_vectors": report.computed_vectors,
-        "pending_vectors": report.pending_vectors,
-        "embedding_left_to": report.embedding_left_to,
-        "versions_published": report.versions,
-        "reused_documents": report.reused_documents,
-        "failed": [f.model_dump() for f in report.failures],
-        "links_out_skipped": report.links_out,
-        "seconds": {k: round(v, 2) for k, v in report.seconds.items()},
-    }
     if as_json:
-        print(json.dumps(summary, ensure_ascii=False, indent=2))
-        return
-    print(f"Indexed {report.documents} documents, {report.pages} pages, {report.chunks} chunks into {report.index_dir}")
-    print(f"  table rows indexed as chunks: {report.table_rows}")
-    print(
-        f"  embedded chunks: {report.embedded} ({report.reused_vectors} reused from the previous index, "
-        f"{report.cached_vectors} from the vector cache, {report.computed_vectors} computed)"
-    )
-    if report.embedding_left_to:
-        print(f"  embedding of the new passages left to {report.embedding_left_to}, which was embedding already")
-    if "searchable" in report.seconds:
-        print(f"  searchable by its words after {report.seconds['searchable']:.1f}s; {report.versions} version(s)")
-    print(f"  unchanged files not parsed again: {report.reused_documents}")
-    unsearchable = report.pages_without_text + report.pages_unreadable
-    print(
-        f"  pages not searchable: {unsearchable} ({report.pages_without_text} without text, "
-        f"{report.pages_unreadable} with an unreadable text layer)" + ("; --ocr reads them" if unsearchable else "")
-    )
-    if report.pages_ocr:
-        print(f"  pages read by OCR: {report.pages_ocr}")
-    if report.converted:
-        print(f"  HTML filings converted to PDF: {report.converted}")
-    print("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in report.seconds.items()))
-    if report.links_out:
-        print(f"  {len(report.links_out)} link(s) leading out of the folder skipped (--follow-links indexes them):")
-        for link in report.links_out:
-            print(f"    {link}")
-    if report.failures:
-        print(f"  {len(report.failures)} file(s) failed:")
-        for failure in report.failures:
-            print(f"    {failure.document}: {failure.reason}")
+        print(json.dumps(report.summary(), ensure_ascii=False, indent=2))
+    else:
+        print("\n".join(report.lines()))
 
 
 def _per_file(password: str) -> bool:
@@ -262,6 +221,8 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         progress=not args.no_progress,
         wait_for_lock=not getattr(args, "no_wait", False),
         cache_dir=cache_dir,
+        backend=getattr(args, "backend", "local"),
+        milvus_uri=getattr(args, "milvus_uri", None),
     )
     if args.command == "add":
         report = add_documents(settings, args.paths)

@@ -11,7 +11,8 @@ from importlib.metadata import packages_distributions, requires
 
 from tests.conftest import ROOT
 
-OPTIONAL = {"sentence_transformers", "torch"}  # the `st` extra, imported only for st:MODEL embedders
+# the `st` extra, imported only for st:MODEL embedders; the `milvus` extra, only for `build --backend milvus`
+OPTIONAL = {"sentence_transformers", "torch", "pymilvus"}
 
 
 def _imported_modules() -> set[str]:

@@ -284,6 +284,11 @@ class StoredChunk(BaseModel):
     )
 
 
+def lexical_text(chunk: StoredChunk) -> str:
+    """What BM25 indexes: the chunk, preceded by its section heading (statements continue without one)."""
+    return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text
+
+
 class Chunk(StoredChunk):
     """A run of consecutive lines on one page: the unit of retrieval, as the indexer makes and stores it."""
 

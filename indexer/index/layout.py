@@ -20,6 +20,7 @@ BM25 = "bm25"
 TABLE_ROWS_BM25 = "bm25_table_rows"
 DENSE = "dense.faiss"
 DENSE_ROWS = "dense_rows.npy"
+VOCABULARY = "vocabulary.json"  # the Milvus backend: the passages' tokens (which words the index knows)
 PAGES = "pages"
 PDFS = "pdfs"
 SOURCES = "sources"
@@ -60,6 +61,10 @@ class Layout:
     @property
     def dense_rows(self) -> Path:
         return self.folder / DENSE_ROWS
+
+    @property
+    def vocabulary(self) -> Path:
+        return self.folder / VOCABULARY
 
     def pages(self, sha256: str) -> Path:
         """One page per line (JSON); :meth:`page_offsets` holds each line's byte offset for random access."""
@@ -110,6 +115,11 @@ FORMAT: tuple[tuple[str, str], ...] = (
         "index was built with `--embedder none`",
     ),
     (DENSE_ROWS, "the chunk row of each vector"),
+    (
+        VOCABULARY,
+        "with the Milvus backend (`build --backend milvus`) instead of the BM25 and FAISS files: the passages' tokens "
+        "as a JSON list; the manifest's `milvus` names the collections that hold BM25 and the vectors",
+    ),
     (OWNER_MARK, "marks the folder as made by filings-index (only such folders are ever moved or removed)"),
 )
 

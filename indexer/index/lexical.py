@@ -19,7 +19,8 @@ class Bm25Settings:
 
 
 def top_rows(scores: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of the ``k`` highest positive scores (best first), restricted to ``allowed`` rows if given."""
+    """Rows of the ``k`` highest positive scores (best first, equal scores by ascending row), restricted to
+    ``allowed`` rows if given."""
     if allowed is not None:
         masked = np.full_like(scores, -np.inf)
         masked[allowed] = scores[allowed]
@@ -27,10 +28,12 @@ def top_rows(scores: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np
     positive = np.flatnonzero(scores > 0)
     if positive.size == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-    if positive.size > k:
-        part = np.argpartition(-scores[positive], k - 1)[:k]
-        positive = positive[part]
-    order = positive[np.argsort(-scores[positive], kind="stable")]
+    if positive.size > k:  # the k best; of those tied with the k-th, the lowest rows (every backend breaks ties so)
+        threshold = scores[positive[np.argpartition(-scores[positive], k - 1)[:k]]].min()
+        above = positive[scores[positive] > threshold]
+        tied = positive[scores[positive] == threshold]
+        positive = np.concatenate([above, tied[: k - above.size]])
+    order = positive[np.argsort(-scores[positive], kind="stable")]  # equal scores: ascending rows
     return order.astype(np.int64), scores[order].astype(np.float32)
 
 

@@ -13,11 +13,11 @@ from pydantic import BaseModel
 
 from indexer.core.docmatch import aliases
 from indexer.core.errors import IndexLoadError, NotFoundError, shown
-from indexer.core.models import DocumentMeta, Page, StoredChunk, Table
+from indexer.core.models import DocumentMeta, Page, StoredChunk, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
 from indexer.index.embed import Embedder, EmbedderError, make_embedder
 from indexer.index.layout import MANIFEST
-from indexer.index.storage import LocalStorage
+from indexer.index.storage import Storage, load_storage
 from indexer.index.store import (
     ChunkBoxes,
     Manifest,
@@ -72,7 +72,7 @@ class LoadedIndex:
     manifest: Manifest
     chunks: list[StoredChunk]  # their boxes are in chunk_boxes
     chunk_boxes: ChunkBoxes
-    storage: LocalStorage  # BM25 over passages and table rows, vectors: what search ranks chunks with
+    storage: Storage  # BM25 over passages and table rows, vectors: what search ranks chunks with
     embedder: Embedder | None
     tokenizer: Tokenizer
     documents: dict[str, DocumentMeta]
@@ -162,7 +162,14 @@ def _load_version(
                 f"index at {folder} was embedded with {manifest.embedder.id}, but {found} is installed; "
                 "install the same version or rebuild the index"
             )
-    storage = LocalStorage.load(folder, len(chunks), with_dense=embedder is not None)
+    storage = load_storage(
+        folder,
+        manifest,
+        chunks,
+        lambda row: tokenizer.tokenize(lexical_text(chunks[row])),
+        with_dense=embedder is not None,
+        previous=previous.storage if previous is not None else None,
+    )
     documents = {meta.document: meta for meta in manifest.documents}
     for meta in manifest.documents:
         aliases(meta)  # every search matches company names against these: computed now, not on the first search

@@ -1,21 +1,26 @@
 """Where the chunks are indexed for retrieval, behind the narrow interface search needs: ranked chunk rows for a
 query's tokens (passages; table rows) and for a query vector, each restricted to allowed chunk rows.
 
-``LocalStorage`` is today's files in the index folder (bm25s + FAISS). A distributed engine (the scale issue:
-Milvus) plugs in here; fusion, routing, highlights, quotes, pages and PDFs stay above it.
+``LocalStorage`` is the files in the index folder (bm25s + FAISS), the default; ``MilvusStorage``
+(:mod:`indexer.index.milvus_storage`) is Milvus — milvus-lite, a milvus-lite server or a cluster — for an index built
+with ``--backend milvus``. Fusion, routing, highlights, quotes, pages and PDFs stay above it.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
+from indexer.core.models import StoredChunk
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import Layout
 from indexer.index.lexical import Bm25Index
+from indexer.index.store import Manifest
 
 BM25_MMAP_ABOVE = 100_000  # chunks: a large index's BM25 matrices stay on disk, paged in as needed
 
@@ -93,3 +98,23 @@ class LocalStorage:
         if self.dense is None:
             return np.empty(0, dtype=np.int64)
         return self.dense.top_k(vector, depth, allowed)[0]
+
+
+def load_storage(
+    folder: Path,
+    manifest: Manifest,
+    chunks: Sequence[StoredChunk],
+    tokens_of: Callable[[int], list[str]],
+    with_dense: bool,
+    previous: Storage | None = None,
+) -> Storage:
+    """The storage a version's manifest names: its own files, or its Milvus collections (the client of
+    ``previous``, an earlier version's storage, is kept when it is connected to the same place)."""
+    if manifest.milvus is None:
+        return LocalStorage.load(folder, len(chunks), with_dense)
+    from indexer.index.milvus_storage import MilvusStorage, connect
+
+    info = manifest.milvus
+    client = previous.client if isinstance(previous, MilvusStorage) and previous.info.uri == info.uri else None
+    vocabulary = set(json.loads(Layout(folder).vocabulary.read_text(encoding="utf-8")))
+    return MilvusStorage(client or connect(info.uri), info, chunks, vocabulary, tokens_of, with_dense).loaded()

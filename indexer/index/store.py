@@ -37,6 +37,19 @@ class EmbedderInfo(BaseModel):
     )
 
 
+class MilvusInfo(BaseModel):
+    """Where a version's chunks are indexed when the backend is Milvus (indexer/index/milvus_storage.py)."""
+
+    uri: str = Field(
+        description="what the client connects to: a milvus-lite folder (…/.NAME.milvus.db) or http://host:19530"
+    )
+    prefix: str = Field(description="the prefix of this index's collections and aliases")
+    passages: str = Field(description="collection: BM25 over passages, with the filter fields")
+    table_rows: str = Field(description="collection: BM25 over table rows")
+    vectors: str | None = Field(default=None, description="collection: the embedded passages' vectors")
+    analyzer: str = Field(default="standard", description="the engine's analyzer our tokens are sent through")
+
+
 class Failure(BaseModel):
     document: str
     reason: str
@@ -47,6 +60,7 @@ class Manifest(BaseModel):
     created_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
     tool_version: str = __version__
     embedder: EmbedderInfo | None = None
+    milvus: MilvusInfo | None = Field(default=None, description="the Milvus backend's collections; None: local files")
     tokenizer: dict[str, object]
     chunking: dict[str, object]
     bm25: dict[str, object]

@@ -11,19 +11,17 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from indexer.core.errors import FilingsError
 from indexer.core.models import Chunk, DocumentMeta
 from indexer.core.tokenize import Tokenizer
 from indexer.index.embed import Embedder, make_embedder
 from indexer.index.layout import Layout
-from indexer.index.lexical import Bm25Index, Bm25Settings
 from indexer.index.lock import holding
 from indexer.index.publish import check_index_target, discard, publish, staging_folder
 from indexer.index.store import (
     EmbedderInfo,
     Manifest,
+    MilvusInfo,
     read_manifest,
     write_chunks,
     write_manifest,
@@ -31,7 +29,7 @@ from indexer.index.store import (
     write_pdf,
 )
 from indexer.index.vector_cache import VectorCache
-from indexer.ingest.chunk import lexical_text
+from indexer.ingest.backend import after_publish, write_lexical, write_vectors
 from indexer.ingest.documents import Parsed, parse_documents, parser_settings
 from indexer.ingest.embedding import embed_pending
 from indexer.ingest.previous_vectors import previous_vectors
@@ -118,12 +116,13 @@ def embed_index(settings: BuildSettings) -> BuildReport:
 
 def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
     """An update keeps the index's embedder and what it embeds for a passage (its vectors are only comparable with
-    their own model and text) and its OCR setting (``--ocr`` on an update turns OCR on)."""
+    their own model and text), its OCR setting (``--ocr`` on an update turns OCR on) and its backend."""
     manifest = read_manifest(settings.index_dir)
     embedder = manifest.embedder.spec if manifest.embedder is not None else "none"
     passages = manifest.embedder.passage_text if manifest.embedder is not None else settings.passage_text
     ocr = settings.ocr or bool(manifest.parser.get("ocr", False))
-    return replace(settings, embedder=embedder, ocr=ocr, passage_text=passages)
+    backend, uri = ("milvus", manifest.milvus.uri) if manifest.milvus is not None else ("local", None)
+    return replace(settings, embedder=embedder, ocr=ocr, passage_text=passages, backend=backend, milvus_uri=uri)
 
 
 def _in_two_phases(
@@ -184,15 +183,6 @@ def build_from(
         return _index_and_publish(settings, parsed, report, embedder, tokenizer, started)
 
 
-def write_bm25(folder: Path, chunks: list[Chunk], tokenizer: Tokenizer, settings: Bm25Settings) -> None:
-    """The two BM25 indexes of an index folder: passages, and table rows (searched apart, voting for passages)."""
-    layout = Layout(folder)
-    for path, wanted in ((layout.bm25, False), (layout.table_rows_bm25, True)):
-        rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
-        tokens = tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows])
-        Bm25Index.build(tokens, settings, np.array(rows, dtype=np.int64), len(chunks)).save(path)
-
-
 def _index_and_publish(
     settings: BuildSettings,
     parsed: list[Parsed],
@@ -219,13 +209,13 @@ def _index_and_publish(
     staging = staging_folder(settings.index_dir)
     try:
         t0 = time.perf_counter()
-        write_bm25(staging, chunks, tokenizer, settings.bm25)
+        documents = [doc.meta for doc in parsed]
+        milvus = write_lexical(staging, chunks, tokenizer, settings, documents)
         report.seconds["tokenize+bm25"] = time.perf_counter() - t0
         embedder_info = None
-        documents = [doc.meta for doc in parsed]
         if embedder is not None:
             t0 = time.perf_counter()
-            documents = _known_vectors(staging, chunks, documents, embedder, settings, report)
+            documents, milvus = _known_vectors(staging, chunks, documents, embedder, settings, report, milvus)
             embedder_info = EmbedderInfo(
                 spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
             )
@@ -240,6 +230,7 @@ def _index_and_publish(
             staging,
             Manifest(
                 embedder=embedder_info,
+                milvus=milvus,
                 tokenizer=tokenizer.settings,
                 chunking=settings.chunking.as_dict(),
                 bm25=settings.bm25.as_dict(),
@@ -253,6 +244,7 @@ def _index_and_publish(
         publish(staging, settings.index_dir)
         report.published = True
         report.versions += 1
+        after_publish(settings.index_dir, milvus)
     except OSError as exc:  # a full disk, a quota, a file-size limit, a read-only folder
         raise FilingsError(
             f"writing the index failed ({exc.strerror or exc}: {exc.filename or staging}); the previous index at "
@@ -272,15 +264,16 @@ def _known_vectors(
     embedder: Embedder,
     settings: BuildSettings,
     report: BuildReport,
-) -> list[DocumentMeta]:
+    milvus: MilvusInfo | None,
+) -> tuple[list[DocumentMeta], MilvusInfo | None]:
     """Write the dense index of the vectors already known — the previous index's, then the vector cache's — and
     say which documents it covers; the rest is embedded after publishing."""
     previous = previous_vectors(settings.index_dir, embedder.id)
     cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
     metas = {meta.document: meta for meta in documents}
     plan = plan_vectors(chunks, metas, embedder.dim, settings.passage_text, previous, cache)
-    plan.dense().save(staging)
+    milvus = write_vectors(staging, chunks, plan, milvus)
     report.reused_vectors, report.cached_vectors = plan.reused, plan.cached
     report.embedded = int(plan.known.sum())
     report.pending_vectors = len(plan.rows) - report.embedded
-    return with_readiness(documents, plan.ready_documents(list(metas)))
+    return with_readiness(documents, plan.ready_documents(list(metas))), milvus

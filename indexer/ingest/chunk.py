@@ -213,11 +213,6 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
     return chunks
 
 
-def lexical_text(chunk: Chunk) -> str:
-    """What BM25 indexes: the chunk, preceded by its section heading (statements continue without one)."""
-    return f"{chunk.heading}\n{chunk.text}" if chunk.heading else chunk.text
-
-
 # What is embedded for a passage, recorded in the manifest as the embedder's ``passage_text``; a new way gets a new
 # name, so no vector made from another text is reused.
 WHOLE_PASSAGES = "header/1"  # a one-line header (passage_header), then the passage's whole text

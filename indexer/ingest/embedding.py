@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.core.errors import FilingsError
+from indexer.core.models import StoredChunk
 from indexer.index.embed import Embedder
 from indexer.index.layout import DENSE, DENSE_ROWS, MANIFEST, OWNER_MARK
 from indexer.index.lock import IndexLock
 from indexer.index.publish import discard, publish, staging_folder
 from indexer.index.store import Manifest, link_or_copy, read_chunks_compact, read_manifest, write_manifest
 from indexer.index.vector_cache import VectorCache
+from indexer.ingest.backend import after_publish, write_vectors
 from indexer.ingest.previous_vectors import own_vectors
 from indexer.ingest.settings import BuildSettings
 from indexer.ingest.vectors import VectorPlan, plan_vectors, with_readiness
@@ -39,6 +41,7 @@ class Version:
 
     folder: Path
     manifest: Manifest
+    chunks: list[StoredChunk]
     plan: VectorPlan
 
     @property
@@ -58,9 +61,9 @@ def current_version(index_dir: Path, embedder: Embedder, cache: VectorCache) -> 
         return None
     chunks, _ = read_chunks_compact(folder)
     metas = {meta.document: meta for meta in manifest.documents}
-    own = own_vectors(folder)  # its chunks are this version's: matched by row, no key round trip
+    own = own_vectors(folder, manifest.milvus)  # its chunks are this version's: matched by row, no key round trip
     plan = plan_vectors(chunks, metas, embedder.dim, manifest.embedder.passage_text, {}, cache, own=own)
-    return Version(folder, manifest, plan)
+    return Version(folder, manifest, chunks, plan)
 
 
 def _link_files(source: Path, staging: Path) -> None:
@@ -81,11 +84,16 @@ def publish_vectors(index_dir: Path, version: Version) -> None:
     ready = version.plan.ready_documents([m.document for m in documents])
     try:
         _link_files(version.folder, staging)
-        version.plan.dense().save(staging)
-        update = {"documents": with_readiness(documents, ready), "embedded_chunks": int(version.plan.known.sum())}
+        milvus = write_vectors(staging, version.chunks, version.plan, version.manifest.milvus)
+        update = {
+            "documents": with_readiness(documents, ready),
+            "embedded_chunks": int(version.plan.known.sum()),
+            "milvus": milvus,
+        }
         write_manifest(staging, version.manifest.model_copy(update=update))
         publish(staging, index_dir)
         published = True
+        after_publish(index_dir, milvus)
     except OSError as exc:  # a full disk, a quota: the version with the words keeps serving
         raise FilingsError(
             f"publishing the vectors failed ({exc.strerror or exc}: {exc.filename or staging}); the index at "

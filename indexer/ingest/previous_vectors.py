@@ -9,9 +9,11 @@ from pathlib import Path
 
 import numpy as np
 
+from indexer.core.errors import FilingsError
 from indexer.core.models import DocumentMeta
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import Layout
+from indexer.index.store import MilvusInfo
 from indexer.index.vector_cache import text_key
 from indexer.ingest.chunk import PASSAGE_TEXTS, PLAIN_PASSAGES, embedded_text
 
@@ -39,24 +41,33 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
         keys = [
             text_key(embedded_text(c["text"], c.get("heading"), metas.get(c["document"]), passage_text)) for c in stored
         ]
-        dense = DenseIndex.load(index_dir)
-    except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+        milvus = MilvusInfo.model_validate(manifest["milvus"]) if manifest.get("milvus") else None
+        by_row = stored_vectors(index_dir, milvus)
+    except (OSError, ValueError, KeyError, TypeError, RuntimeError, FilingsError) as exc:
         if Layout(index_dir).manifest.exists():
             logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
-    vectors = dense.vectors()
-    return {keys[int(row)]: vectors[pos] for pos, row in enumerate(dense.rows) if row < len(keys)}
+    return {keys[row]: vector for row, vector in by_row.items() if row < len(keys)}
 
 
-def own_vectors(index_dir: Path) -> dict[int, np.ndarray]:
+def stored_vectors(index_dir: Path, milvus: MilvusInfo | None) -> dict[int, np.ndarray]:
+    """The vectors a version holds, by chunk row: its FAISS files, or its Milvus vectors collection."""
+    if milvus is not None:
+        from indexer.index.milvus_storage import connect, read_vectors
+
+        return read_vectors(connect(milvus.uri), milvus.vectors) if milvus.vectors else {}
+    dense = DenseIndex.load(index_dir)
+    return dict(zip(dense.rows.tolist(), dense.vectors(), strict=False))
+
+
+def own_vectors(index_dir: Path, milvus: MilvusInfo | None) -> dict[int, np.ndarray]:
     """The vectors a published version holds, by chunk row: that version's own chunks need no text rebuilt and
-    no key computed to be matched (empty if its vector files cannot be read)."""
+    no key computed to be matched (empty if its vectors cannot be read)."""
     try:
-        dense = DenseIndex.load(index_dir)
-    except (OSError, ValueError, RuntimeError) as exc:
+        return stored_vectors(index_dir, milvus)
+    except (OSError, ValueError, RuntimeError, FilingsError) as exc:
         logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
-    return dict(zip(dense.rows.tolist(), dense.vectors(), strict=False))
 
 
 def _lenient_meta(raw: dict[str, object]) -> DocumentMeta | None:

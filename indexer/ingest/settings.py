@@ -74,5 +74,9 @@ class BuildSettings:
     wait_for_lock: bool = True  # queue behind another build of the same index (False: fail at once, saying who)
     publish_every_s: float = 300.0  # a long embedding publishes the vectors it has this often
     cache_dir: Path = field(default_factory=default_cache_dir)
+    backend: str = (
+        "local"  # local (BM25 and FAISS files in the index folder) or milvus (indexer/index/milvus_storage.py)
+    )
+    milvus_uri: str | None = None  # None: a milvus-lite folder beside the index
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     bm25: Bm25Settings = field(default_factory=Bm25Settings)

@@ -1,0 +1,442 @@
+"""Milvus as the storage under an index: the same client for a milvus-lite data folder beside the index, a local
+milvus-lite server and a Milvus cluster.
+
+What Milvus holds, per published version (each a collection, named in the version's manifest):
+- ``…_passages``: every chunk that is not a table row — BM25 over our own tokens, with the filter fields;
+- ``…_table_rows``: the table rows, in their own collection so their IDF is their own (as the local backend keeps
+  two BM25 indexes);
+- ``…_vectors``: the embedded passages' vectors (a vector publication makes a new one; the others are shared).
+
+Our tokenizer decides the words on both sides: a chunk's tokens are sent as one text, each token made of word
+characters only (``10-k`` → ``10_k``), which the engine's ``standard`` analyzer splits back into the same tokens
+(milvus-lite has no whitespace analyzer). A reader keeps the collections its manifest names, so a version stays
+whole while a build writes the next; publishing is the index folder's rename (as for the local backend), then the
+aliases ``…_passages``/``…_table_rows``/``…_vectors`` move to the new collections for other clients. Collections
+that no version on disk names any more are dropped by the next publication (a build killed half-way leaves
+collections that nothing names: dropped then too). Fusion, routing, highlights, quotes, pages and PDFs stay
+ours, and so do the pages, boxes and PDFs: in the index folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from indexer.core.errors import FilingsError
+from indexer.core.models import DocumentMeta, StoredChunk
+from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M
+from indexer.index.store import MilvusInfo
+
+logger = logging.getLogger(__name__)
+
+TOKEN_ENV = "FILINGS_MILVUS_TOKEN"  # a Milvus cluster's token (user:password or an API key); never stored
+LITE_SUFFIX = ".milvus.db"  # the default: a milvus-lite data folder beside the index (.NAME.milvus.db)
+ANALYZER = "standard"
+INSERT_BATCH = 1000  # rows per insert call (a gRPC message stays well under its size limit)
+MAX_TEXT_BYTES = 65_535  # Milvus VARCHAR limit
+MAX_LIMIT = 16_384  # Milvus's cap on a search's limit
+ALIASES = ("passages", "table_rows", "vectors")
+
+_NON_WORD = re.compile(r"\W", re.UNICODE)
+
+
+class MilvusStorageError(FilingsError):
+    """Milvus cannot be reached, or is not installed, or refused an operation."""
+
+
+def milvus_token(token: str) -> str:
+    """A token as Milvus's ``standard`` analyzer keeps it whole: word characters only, lower case."""
+    return _NON_WORD.sub("_", token.lower())
+
+
+def field_text(tokens: Sequence[str]) -> str:
+    """A chunk's tokens as the one text the engine's BM25 analyses (cut at Milvus's VARCHAR limit)."""
+    text = " ".join(milvus_token(t) for t in tokens)
+    if len(text.encode("utf-8")) <= MAX_TEXT_BYTES:
+        return text
+    cut = text.encode("utf-8")[:MAX_TEXT_BYTES].decode("utf-8", errors="ignore")
+    return cut.rsplit(" ", 1)[0]
+
+
+def default_lite_path(index_dir: Path) -> Path:
+    """The milvus-lite data folder an index uses when no URI is given: beside it, as its versions are."""
+    return index_dir.parent / f".{index_dir.name}{LITE_SUFFIX}"
+
+
+def resolve_uri(uri: str | None, index_dir: Path) -> str:
+    """What the client connects to: a URI as given (``http://host:19530``, a ``.db`` path, made absolute), or the
+    default milvus-lite folder beside the index."""
+    if not uri:
+        return str(default_lite_path(index_dir.absolute()))
+    return uri if "://" in uri else str(Path(uri).absolute())
+
+
+def collection_prefix(index_dir: Path) -> str:
+    """The prefix of an index's collections: its name and a hash of its path (two indexes of one name in two
+    folders share a cluster without meeting)."""
+    name = _NON_WORD.sub("_", index_dir.name)[:40] or "index"
+    digest = hashlib.sha256(str(index_dir.absolute()).encode()).hexdigest()[:8]
+    return f"filings_{name}_{digest}"
+
+
+def connect(uri: str) -> Any:
+    """A MilvusClient for ``uri``; a local ``.db`` path starts milvus-lite in this process (one process at a time
+    may hold a milvus-lite folder: a server is the way to share one)."""
+    try:
+        from pymilvus import MilvusClient
+    except ImportError as exc:
+        raise MilvusStorageError(
+            "the Milvus backend is not installed; run `pip install 'filings-mcp[milvus]'` (pymilvus and milvus-lite)"
+        ) from exc
+    local = "://" not in uri
+    if local:
+        Path(uri).parent.mkdir(parents=True, exist_ok=True)
+    # milvus-lite logs a refused start with a traceback; the error below says what happened and what to do
+    quiet = logging.getLogger("milvus_lite.server_manager")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        return MilvusClient(uri=uri, token=os.environ.get(TOKEN_ENV, ""))
+    except Exception as exc:  # pymilvus raises many types for a refused or unreachable server
+        advice = (
+            "the milvus-lite folder may be open in another process (a server serving this index?): stop it, or run "
+            f"`milvus-lite server --data-dir {uri}` and pass --milvus-uri http://127.0.0.1:PORT"
+            if local
+            else f"check that Milvus runs there and that {TOKEN_ENV} holds its token"
+        )
+        raise MilvusStorageError(f"cannot connect to Milvus at {uri} ({exc}); {advice}") from exc
+    finally:
+        quiet.setLevel(level)
+
+
+def _schema(client: Any, with_text: bool, dim: int | None) -> Any:
+    from pymilvus import DataType, Function, FunctionType
+
+    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("row", DataType.INT64, is_primary=True)
+    schema.add_field("document", DataType.VARCHAR, max_length=1024)
+    schema.add_field("section", DataType.VARCHAR, max_length=256)
+    if with_text:
+        schema.add_field("company", DataType.VARCHAR, max_length=512)
+        schema.add_field("fiscal_year", DataType.INT64)
+        schema.add_field("form", DataType.VARCHAR, max_length=64)
+        schema.add_field("broker", DataType.VARCHAR, max_length=256)
+        schema.add_field("language", DataType.VARCHAR, max_length=16)
+        schema.add_field(
+            "tokens",
+            DataType.VARCHAR,
+            max_length=MAX_TEXT_BYTES,
+            enable_analyzer=True,
+            analyzer_params={"type": ANALYZER},
+        )
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_function(
+            Function(
+                name="bm25",
+                function_type=FunctionType.BM25,
+                input_field_names=["tokens"],
+                output_field_names=["sparse"],
+            )
+        )
+    if dim is not None:
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=dim)
+    return schema
+
+
+def _index_params(client: Any, with_text: bool, dim: int | None, k1: float, b: float, vectors: int = 0) -> Any:
+    params = client.prepare_index_params()
+    if with_text:
+        bm25 = {"bm25_k1": k1, "bm25_b": b}
+        params.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25", params=bm25)
+        for param in params:  # pymilvus sends them flattened; milvus-lite reads only a JSON "params" (Milvus: both)
+            if param.field_name == "sparse":
+                param._configs["params"] = bm25
+    if dim is not None:  # as the local backend: exact up to APPROXIMATE_ABOVE vectors, an HNSW graph above
+        if vectors > APPROXIMATE_ABOVE:
+            graph = {"M": HNSW_M, "efConstruction": HNSW_EF_CONSTRUCTION}
+            params.add_index("vector", index_type="HNSW", metric_type="IP", params=graph)
+        else:
+            params.add_index("vector", index_type="FLAT", metric_type="IP")
+    return params
+
+
+def _filter_fields(meta: DocumentMeta | None) -> dict[str, object]:
+    """A document's fields that filters name (company, year, form, broker, language), for other clients' queries."""
+    return {
+        "company": (meta.company or "") if meta else "",
+        "fiscal_year": (meta.year or 0) if meta else 0,
+        "form": (meta.form or "") if meta else "",
+        "broker": (meta.broker or "") if meta else "",
+        "language": (meta.language or "") if meta else "",
+    }
+
+
+@dataclass
+class MilvusWriter:
+    """Writes a version's collections; call under the index lock (one writer per index)."""
+
+    client: Any
+    prefix: str
+    k1: float = 1.2
+    b: float = 0.75
+
+    def _new_name(self, kind: str) -> str:
+        return f"{self.prefix}_{time.strftime('%Y%m%d%H%M%S')}_{uuid.uuid4().hex[:6]}_{kind}"
+
+    def _create(self, kind: str, with_text: bool, dim: int | None, vectors: int = 0) -> str:
+        name = self._new_name(kind)
+        self.client.create_collection(name, schema=_schema(self.client, with_text, dim))
+        # sync=False: the engine builds the index as it loads the collection (milvus-lite cannot be waited on)
+        params = _index_params(self.client, with_text, dim, self.k1, self.b, vectors)
+        self.client.create_index(name, params, sync=False)
+        return name
+
+    def _insert(self, name: str, records: Iterator[dict[str, object]]) -> None:
+        batch: list[dict[str, object]] = []
+        for record in records:
+            batch.append(record)
+            if len(batch) >= INSERT_BATCH:
+                self.client.insert(name, batch)
+                batch = []
+        if batch:
+            self.client.insert(name, batch)
+        self.client.flush(name)
+        self.client.load_collection(name)
+
+    def write_lexical(
+        self,
+        chunks: Sequence[StoredChunk],
+        tokens: dict[int, list[str]],
+        metas: dict[str, DocumentMeta],
+    ) -> tuple[str, str]:
+        """The passages and table-rows collections of ``chunks`` (``tokens``: each row's BM25 tokens)."""
+        names = []
+        for kind, wanted in (("passages", False), ("table_rows", True)):
+            name = self._create(kind, with_text=True, dim=None)
+            rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
+            self._insert(
+                name,
+                (
+                    {
+                        "row": row,
+                        "document": chunks[row].document,
+                        "section": chunks[row].section or "",
+                        "tokens": field_text(tokens[row]),
+                        **_filter_fields(metas.get(chunks[row].document)),
+                    }
+                    for row in rows
+                ),
+            )
+            names.append(name)
+        return names[0], names[1]
+
+    def write_vectors(self, chunks: Sequence[StoredChunk], rows: np.ndarray, vectors: np.ndarray) -> str:
+        """A vectors collection of ``rows`` (chunk rows) with ``vectors``."""
+        name = self._create("vectors", with_text=False, dim=int(vectors.shape[1]), vectors=len(vectors))
+        self._insert(
+            name,
+            (
+                {
+                    "row": int(row),
+                    "document": chunks[int(row)].document,
+                    "section": chunks[int(row)].section or "",
+                    "vector": vector.tolist(),
+                }
+                for row, vector in zip(rows, vectors, strict=True)
+            ),
+        )
+        return name
+
+    def move_aliases(self, info: MilvusInfo) -> None:
+        """The index's aliases now name ``info``'s collections (for other clients; readers use the manifest)."""
+        existing = set(self.client.list_aliases().get("aliases", []))
+        for kind in ALIASES:
+            collection = getattr(info, kind)
+            if not collection:
+                continue
+            alias = f"{self.prefix}_{kind}"
+            if alias in existing:
+                self.client.alter_alias(collection, alias)
+            else:
+                self.client.create_alias(collection, alias)
+
+    def drop_unnamed(self, named: set[str]) -> list[str]:
+        """Drop this index's collections that no version on disk names (a replaced version's, or those of a build
+        that failed); any other collection is left alone."""
+        pattern = re.compile(rf"{re.escape(self.prefix)}_\d{{14}}_[0-9a-f]{{6}}_(?:{'|'.join(ALIASES)})")
+        dropped = []
+        for name in self.client.list_collections():
+            if pattern.fullmatch(name) and name not in named:
+                self.client.drop_collection(name)
+                dropped.append(name)
+        return dropped
+
+
+def read_vectors(client: Any, collection: str) -> dict[int, np.ndarray]:
+    """Every vector of a vectors collection, by chunk row (read in pages)."""
+    out: dict[int, np.ndarray] = {}
+    iterator = client.query_iterator(collection, batch_size=1000, output_fields=["row", "vector"])
+    try:
+        while page := iterator.next():
+            for record in page:
+                out[int(record["row"])] = np.asarray(record["vector"], dtype=np.float32)
+    finally:
+        iterator.close()
+    return out
+
+
+def _ties_by_row(hits: list[tuple[float, int]]) -> np.ndarray:
+    """The rows in the engine's order, equal scores by ascending row (as the local backend breaks ties; texts
+    printed twice score the same)."""
+    ordered: list[int] = []
+    run: list[int] = []
+    last: float | None = None
+    for distance, row in hits:
+        if last is not None and not np.isclose(distance, last, rtol=1e-6, atol=1e-9):
+            ordered += sorted(run)
+            run = []
+        run.append(row)
+        last = distance
+    return np.array(ordered + sorted(run), dtype=np.int64)
+
+
+class MilvusStorage:
+    """The search side: BM25 over passages and table rows and the nearest vectors, in Milvus, in chunk-row space.
+
+    ``allowed`` rows become a filter expression: the documents they cover when they are all of those documents'
+    rows (a search scoped to filings), a section of those documents (a routed list), else the rows themselves.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        info: MilvusInfo,
+        chunks: Sequence[StoredChunk],
+        vocabulary: set[str],
+        tokens_of: Callable[[int], list[str]],
+        with_dense: bool = True,
+    ) -> None:
+        self.client = client
+        self._with_dense = with_dense
+        self.info = info
+        self._vocabulary = vocabulary
+        self._tokens_of = tokens_of
+        names = sorted({c.document for c in chunks})
+        self._documents = names
+        number = {name: i for i, name in enumerate(names)}
+        self._document_of = np.array([number[c.document] for c in chunks], dtype=np.int32)
+        self._rows_per_document = np.bincount(self._document_of, minlength=len(names))
+        sections = sorted({c.section for c in chunks if c.section})
+        self._sections = sections
+        section_number = {name: i + 1 for i, name in enumerate(sections)}
+        self._section_of = np.array([section_number.get(c.section or "", 0) for c in chunks], dtype=np.int32)
+        self._embedded: set[int] | None = None  # rows with a vector, read on first use
+
+    def loaded(self) -> MilvusStorage:
+        """This storage with its collections loaded (milvus-lite releases them when it closes)."""
+        info = self.info
+        for name in (info.passages, info.table_rows, info.vectors):
+            if not name:
+                continue
+            try:
+                self.client.load_collection(name)
+            except Exception as exc:  # pymilvus raises many types
+                raise MilvusStorageError(
+                    f"cannot load the Milvus collection {name} at {info.uri} ({exc}); it may have been dropped: "
+                    "rebuild the index with `filings-index build`"
+                ) from exc
+        return self
+
+    @property
+    def dense_search(self) -> bool:
+        """Whether the index has an embedder (its vectors may still be coming: search then uses BM25 alone)."""
+        return self._with_dense
+
+    def expression(self, allowed: np.ndarray | None) -> str:
+        """The Milvus filter for ``allowed`` chunk rows ('' for all)."""
+        if allowed is None:
+            return ""
+        if allowed.size == 0:
+            return "row < 0"
+        docs = np.unique(self._document_of[allowed])
+        names = json.dumps([self._documents[d] for d in docs], ensure_ascii=False)
+        whole = int(self._rows_per_document[docs].sum())
+        if allowed.size == whole:
+            return "" if docs.size == len(self._documents) else f"document in {names}"
+        sections = np.unique(self._section_of[allowed])
+        if sections.size == 1 and sections[0] > 0:
+            in_docs = np.isin(self._document_of, docs)
+            if allowed.size == int(np.count_nonzero(in_docs & (self._section_of == sections[0]))):
+                section = json.dumps(self._sections[int(sections[0]) - 1], ensure_ascii=False)
+                scope = "" if docs.size == len(self._documents) else f" and document in {names}"
+                return f"section == {section}{scope}"
+        return f"row in {json.dumps(allowed.astype(int).tolist())}"
+
+    def _search(
+        self, collection: str, data: list[Any], field: str, depth: int, allowed: np.ndarray | None
+    ) -> np.ndarray:
+        expression = self.expression(allowed)
+        if expression == "row < 0" or depth <= 0:
+            return np.empty(0, dtype=np.int64)
+        try:
+            result = self.client.search(
+                collection,
+                data=data,
+                anns_field=field,
+                limit=min(depth, MAX_LIMIT),
+                filter=expression,
+                output_fields=["row"],
+                search_params={"params": {"ef": max(HNSW_EF_SEARCH, depth)}} if field == "vector" else None,
+            )
+        except Exception as exc:  # pymilvus raises many types
+            raise MilvusStorageError(f"Milvus search of {collection} failed ({exc}); is Milvus still running?") from exc
+        return _ties_by_row([(float(hit["distance"]), int(hit["row"])) for hit in result[0]])
+
+    def _bm25(self, collection: str, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        known = [t for t in tokens if t in self._vocabulary]
+        if not known:
+            return np.empty(0, dtype=np.int64)
+        return self._search(collection, [field_text(known)], "sparse", depth, allowed)
+
+    def passages(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        return self._bm25(self.info.passages, tokens, depth, allowed)
+
+    def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
+        return self._bm25(self.info.table_rows, tokens, depth, allowed)
+
+    def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        if not self.info.vectors or not self._with_dense:
+            return np.empty(0, dtype=np.int64)
+        return self._search(self.info.vectors, [vector.astype(np.float32).tolist()], "vector", depth, allowed)
+
+    def knows(self, token: str) -> bool:
+        return token in self._vocabulary
+
+    def held(self, row: int, tokens: set[str]) -> set[str]:
+        return tokens & set(self._tokens_of(row))
+
+    def embedded(self, row: int) -> bool:
+        if self._embedded is None:
+            self._embedded = set(self._column_rows(self.info.vectors)) if self.info.vectors else set()
+        return row in self._embedded
+
+    def _column_rows(self, collection: str) -> list[int]:
+        rows: list[int] = []
+        iterator = self.client.query_iterator(collection, batch_size=5000, output_fields=["row"])
+        try:
+            while page := iterator.next():
+                rows += [int(record["row"]) for record in page]
+        finally:
+            iterator.close()
+        return rows
