@@ -15,13 +15,13 @@ $(BIN)/python:
 
 $(CORE): pyproject.toml | $(BIN)/python
 	sh scripts/system_deps.sh
-	$(PIP) -e '.[dev,milvus]'
+	$(PIP) -e '.[dev,milvus,ray]'
 	touch $@
 
 # torch first, pinned, so that sentence-transformers never pulls a CUDA build.
 $(ST): $(CORE)
 	$(PIP) torch==2.13.0
-	$(PIP) -e '.[dev,milvus,st]'
+	$(PIP) -e '.[dev,milvus,ray,st]'
 	touch $@
 
 install: $(CORE)

@@ -84,6 +84,8 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     build.add_argument("--milvus-uri", default=None, help="http://host:19530 (token in FILINGS_MILVUS_TOKEN) or a "
                        "milvus-lite folder; default: a milvus-lite folder beside the index")  # fmt: skip
+    build.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS", help="embed on Ray actors: "
+                       "a Ray instance here, or the cluster at ADDRESS (extra filings-mcp[ray])")  # fmt: skip
     add = sub.add_parser("add", help="add PDF files or folders to an existing index (a same-named file is replaced)")
     add.add_argument("paths", type=Path, nargs="+")
     remove = sub.add_parser("remove", help="remove documents (names as `list` prints them) from an index")
@@ -223,6 +225,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         cache_dir=cache_dir,
         backend=getattr(args, "backend", "local"),
         milvus_uri=getattr(args, "milvus_uri", None),
+        ray=getattr(args, "ray", None),
     )
     if args.command == "add":
         report = add_documents(settings, args.paths)

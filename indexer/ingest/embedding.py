@@ -164,14 +164,15 @@ def _embed(
     last_publish = time.monotonic()
     bar = tqdm(total=len(todo), unit="chunk", desc="embedding", file=sys.stderr, disable=not settings.progress)
     with bar:
-        for start in range(0, len(todo), settings.batch_size):
-            batch = todo[start : start + settings.batch_size]
+        size = settings.batch_size * getattr(embedder, "actors", 1)  # a batch for each Ray actor
+        for start in range(0, len(todo), size):
+            batch = todo[start : start + size]
             vectors = embedder.embed_passages([plan.texts[pos] for pos in batch])
             cache.put([plan.keys[pos] for pos in batch], vectors)
             plan.fill(batch, vectors)
             run.computed += len(batch)
             bar.update(len(batch))
-            if time.monotonic() - last_publish >= settings.publish_every_s and start + len(batch) < len(todo):
+            if time.monotonic() - last_publish >= settings.publish_every_s and start + size < len(todo):
                 cache.flush()
                 with index_lock:
                     version = current_version(settings.index_dir, embedder, cache)

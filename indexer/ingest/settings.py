@@ -78,5 +78,6 @@ class BuildSettings:
         "local"  # local (BM25 and FAISS files in the index folder) or milvus (indexer/index/milvus_storage.py)
     )
     milvus_uri: str | None = None  # None: a milvus-lite folder beside the index
+    ray: str | None = None  # embed on Ray actors: "local" (a Ray instance here) or a cluster's address; None: here
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     bm25: Bm25Settings = field(default_factory=Bm25Settings)
