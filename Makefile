@@ -8,7 +8,7 @@ INDEX  := data/index
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 CLIENTS := .cache/clients
-.PHONY: install install-st clients demo index test test-st check fmt bench clean
+.PHONY: install install-st clients demo index test test-st check fmt bench bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,10 @@ DEV_SET := ../shared/eval/dev
 # outline, statement-facts and metadata gold evaluations then run on a lexical index of the whole dev set.
 BENCH_CORPUS := $(or $(CORPUS),$(BENCH_OUT)/corpus)
 BENCH_IDX := $(or $(BENCH_INDEX),$(BENCH_OUT)/index)
+# The scale issue's figures (docs/scale.md): Milvus against local files on the dev set, a build on Ray actors.
+bench-scale: $(CORE)
+	$(BIN)/python bench/scale.py $(DEV_SET) --out $(BENCH_OUT)/scale
+
 bench: $(CORE)
 	mkdir -p $(BENCH_OUT)
 	$(if $(CORPUS),,$(BIN)/python bench/make_corpus.py bench/corpus.txt $(DEV_SET) $(BENCH_OUT)/corpus)

@@ -27,7 +27,7 @@ from indexer.ingest.backend import named_collections
 from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
 from indexer.search.retrieve import search
-from tests.conftest import BESTBUY_10Q, MGM, ROOT, SAMPLES, SIFANG, call_tools, docs_folder
+from tests.conftest import BESTBUY_10Q, MGM, ROOT, SAMPLES, SIFANG, call_tools, docs_folder, kill_when
 
 # Not the eval questions: words that occur in the committed samples, in both languages, scoped and not.
 QUERIES = [
@@ -260,3 +260,29 @@ def test_a_real_milvus(tmp_path: Path, cache_dir: Path, indexes: dict[str, Loade
     index = load_index(_build(tmp_path / "real", cache_dir, "milvus", os.environ["FILINGS_MILVUS_URI"]), cache_dir)
     for query in QUERIES:
         assert _pages(index, query) == _pages(indexes["local"], query), query
+
+
+def test_a_build_killed_while_writing_collections_leaves_the_served_version(
+    tmp_path: Path, cache_dir: Path, lite_server: str
+) -> None:
+    index = _build(tmp_path / "idx", cache_dir, "milvus", lite_server, docs_folder(tmp_path / "docs", MGM))
+    before = read_manifest(index).milvus
+    assert before is not None
+    client = connect(lite_server)
+    ours = lambda: {name for name in client.list_collections() if name.startswith(before.prefix)}  # noqa: E731
+    known = ours()
+    adding = subprocess.Popen(
+        [sys.executable, "-m", "indexer", "add", str(SIFANG), "--index", str(index), "--no-progress"],
+        cwd=ROOT,
+        env={**os.environ, "FILINGS_CACHE_DIR": str(cache_dir)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    kill_when(adding, lambda: bool(ours() - known), "writing its collections")
+    assert read_manifest(index).milvus == before  # the served version, whole
+    assert client.describe_alias(f"{before.prefix}_passages")["collection_name"] == before.passages
+    assert _pages(load_index(index, cache_dir), "BetMGM")[0][0] == MGM.name
+    left = ours() - known
+    assert left  # what the killed build wrote, named by no version …
+    add_documents(BuildSettings(index_dir=index, progress=False, cache_dir=cache_dir), [SIFANG])
+    assert not left & ours() and ours() == named_collections(index)  # … dropped by the next publication
