@@ -22,6 +22,7 @@ from indexer.core.errors import FilingsError
 from indexer.index.milvus_storage import MilvusStorage, connect, field_text, milvus_token
 from indexer.index.reader import LoadedIndex, allowed_rows, load_index, section_rows
 from indexer.index.store import read_manifest
+from indexer.index.verify import verify_index
 from indexer.ingest import build as build_module
 from indexer.ingest.backend import named_collections
 from indexer.ingest.build import add_documents, build_index, remove_documents
@@ -286,3 +287,13 @@ def test_a_build_killed_while_writing_collections_leaves_the_served_version(
     assert left  # what the killed build wrote, named by no version …
     add_documents(BuildSettings(index_dir=index, progress=False, cache_dir=cache_dir), [SIFANG])
     assert not left & ours() and ours() == named_collections(index)  # … dropped by the next publication
+
+
+def test_verify_counts_the_rows_milvus_holds(tmp_path: Path, cache_dir: Path, lite_server: str) -> None:
+    index = _build(tmp_path / "idx", cache_dir, "milvus", lite_server, docs_folder(tmp_path / "docs", MGM))
+    assert verify_index(index, cache_dir).ok
+    info = read_manifest(index).milvus
+    assert info is not None
+    connect(lite_server).delete(info.table_rows, filter="row >= 0")  # rows lost on the engine's side
+    problems = verify_index(index, cache_dir).problems
+    assert [p.path for p in problems] == ["table_rows"] and "Milvus holds 0 rows" in problems[0].problem

@@ -358,6 +358,14 @@ class MilvusStorage:
                 ) from exc
         return self
 
+    def row_counts(self) -> dict[str, int]:
+        """Rows in each of the version's collections, as the engine counts them."""
+        counts = {}
+        for kind in ALIASES:
+            if name := getattr(self.info, kind):
+                counts[kind] = int(self.client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"])
+        return counts
+
     @property
     def dense_search(self) -> bool:
         """Whether the index has an embedder (its vectors may still be coming: search then uses BM25 alone)."""

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from indexer.core.errors import FilingsError
 from indexer.index.layout import MANIFEST
+from indexer.index.milvus_storage import MilvusStorage
 from indexer.index.reader import load_index
 from indexer.index.store import index_files, read_manifest, read_pages, sha256_file
 
@@ -59,6 +60,16 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
         for meta in index.documents.values():
             if len(read_pages(folder, meta)) != meta.pages:
                 report.problems.append(Finding(path=meta.document, problem="page count differs from the manifest"))
+        if isinstance(index.storage, MilvusStorage):
+            table_rows = sum(1 for chunk in index.chunks if chunk.kind == "table_row")
+            rows = {"passages": len(index.chunks) - table_rows, "table_rows": table_rows}
+            if manifest.milvus is not None and manifest.milvus.vectors:
+                rows["vectors"] = manifest.embedded_chunks
+            for kind, count in index.storage.row_counts().items():
+                if count != rows.get(kind, count):
+                    report.problems.append(
+                        Finding(path=kind, problem=f"Milvus holds {count} rows, the index {rows[kind]}; rebuild it")
+                    )
     except FilingsError as exc:
         report.problems.append(Finding(path="", problem=str(exc)))
     return report
