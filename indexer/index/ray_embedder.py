@@ -82,14 +82,14 @@ class RayEmbedder:
         if len(ids) != 1:
             raise EmbedderError(f"the Ray actors loaded different models ({', '.join(sorted(ids))}); install one")
         self.id, self.dim = described[0][0], described[0][1]
-        self.actors = count
+        self.workers = count  # actors: a build's batches are this many times larger, a part for each
         logger.info("embedding on %d Ray actors (%s)", count, self.id)
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         """The texts split over the actors (contiguous parts, so similar lengths stay together), back in order."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [list(part) for part in np.array_split(np.array(texts, dtype=object), len(self._actors)) if len(part)]
+        parts = [list(run) for run in np.array_split(np.array(texts, dtype=object), len(self._actors)) if len(run)]
         futures = [actor.passages.remote(part) for actor, part in zip(self._actors, parts, strict=False)]
         return np.concatenate(self._ray.get(futures)).astype(np.float32)
 

