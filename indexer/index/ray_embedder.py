@@ -37,9 +37,6 @@ class _EmbedderActor:
     def passages(self, texts: list[str]) -> np.ndarray:
         return self._embedder.embed_passages(texts)
 
-    def queries(self, texts: list[str]) -> np.ndarray:
-        return self._embedder.embed_queries(texts)
-
 
 def start_ray(address: str, cpus: int | None = None) -> Any:
     """Connect to ``address`` (``local``: start Ray here, with ``cpus`` CPUs) once per process; the ray module."""
@@ -65,38 +62,55 @@ def start_ray(address: str, cpus: int | None = None) -> Any:
 
 
 class RayEmbedder:
-    """The embedder ``spec`` on ``actors`` Ray actors (default: one per CPU of the cluster)."""
+    """The embedder ``spec`` on ``actors`` Ray actors (default: one per CPU of the cluster, or per GPU for ``st:``
+    models where GPUs are offered), started on the first batch — so that a build's parsing, before it, has every
+    CPU. Its id, dimension and queries come from the model loaded here."""
 
     def __init__(self, spec: str, address: str = LOCAL, actors: int | None = None, cpus: int | None = None) -> None:
-        ray = start_ray(address, cpus)
-        self._ray = ray
-        gpus = int(ray.cluster_resources().get("GPU", 0)) if spec.startswith("st:") else 0
-        count = actors or max(1, gpus or int(ray.cluster_resources().get("CPU", 1)))
-        remote = ray.remote(num_cpus=0 if gpus else 1, num_gpus=1 if gpus else 0)(_EmbedderActor)
-        self._actors = [remote.remote(spec) for _ in range(count)]
+        local = make_embedder(spec)
+        if local is None:
+            raise EmbedderError(f"embedder {spec!r} embeds nothing")
+        self._ray = start_ray(address, cpus)
+        self._spec, self._local, self._count = spec, local, actors
+        self.id, self.dim = local.id, local.dim
+        self._actors: list[Any] = []
+        resources = self._ray.cluster_resources()
+        self._gpus = int(resources.get("GPU", 0)) if spec.startswith("st:") else 0
+        self.workers = actors or max(1, self._gpus or int(resources.get("CPU", 1)))  # a build's batches are this
+        # many times larger, a part for each actor
+
+    def _started(self) -> list[Any]:
+        if self._actors:
+            return self._actors
+        gpus = self._gpus
+        remote = self._ray.remote(num_cpus=0 if gpus else 1, num_gpus=1 if gpus else 0)(_EmbedderActor)
+        self._actors = [remote.remote(self._spec) for _ in range(self.workers)]
         try:
-            described = ray.get([actor.describe.remote() for actor in self._actors])
+            described = self._ray.get([actor.describe.remote() for actor in self._actors])
         except Exception as exc:  # an actor that could not load the model
-            raise EmbedderError(f"the Ray actors could not load embedder {spec!r}: {exc}") from exc
-        ids = {identity for identity, _, _ in described}
-        if len(ids) != 1:
-            raise EmbedderError(f"the Ray actors loaded different models ({', '.join(sorted(ids))}); install one")
-        self.id, self.dim = described[0][0], described[0][1]
-        self.workers = count  # actors: a build's batches are this many times larger, a part for each
-        logger.info("embedding on %d Ray actors (%s)", count, self.id)
+            self.close()
+            raise EmbedderError(f"the Ray actors could not load embedder {self._spec!r}: {exc}") from exc
+        ids = {identity for identity, _, _ in described} - {self.id}
+        if ids:
+            self.close()
+            raise EmbedderError(f"the Ray actors loaded {', '.join(sorted(ids))}, not {self.id}; install one version")
+        logger.info("embedding on %d Ray actors (%s)", len(self._actors), self.id)
+        return self._actors
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         """The texts split over the actors (contiguous parts, so similar lengths stay together), back in order."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        parts = [list(run) for run in np.array_split(np.array(texts, dtype=object), len(self._actors)) if len(run)]
-        futures = [actor.passages.remote(part) for actor, part in zip(self._actors, parts, strict=False)]
+        actors = self._started()
+        parts = [list(run) for run in np.array_split(np.array(texts, dtype=object), len(actors)) if len(run)]
+        futures = [actor.passages.remote(part) for actor, part in zip(actors, parts, strict=False)]
         return np.concatenate(self._ray.get(futures)).astype(np.float32)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return np.asarray(self._ray.get(self._actors[0].queries.remote(texts)), dtype=np.float32)
+        return self._local.embed_queries(texts)
 
     def close(self) -> None:
+        """Stop the actors (the CPUs they hold go back to the cluster)."""
         for actor in self._actors:
             self._ray.kill(actor)
         self._actors = []

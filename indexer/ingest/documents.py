@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,7 @@ def _pages_of(
     previous: dict[str, DocumentMeta],
     settings: BuildSettings,
     workdir: Path,
+    parse_pdf: Callable[[Path, str | None], list[Page]],
 ) -> tuple[list[Page], Path, DocumentMeta | None]:
     """(pages, the PDF they come from, the previous index's record of the file if it is unchanged)."""
     known = previous.get(sha)
@@ -80,7 +82,7 @@ def _pages_of(
         with _CONVERTING:  # one conversion at a time (each may hold up to --max-parse-memory)
             parser.convert_html(source.path, pdf)
     password = settings.passwords.get(source.name, settings.passwords.get(source.path.name))
-    return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking)), pdf, None
+    return parse_pdf(pdf, password), pdf, None
 
 
 def _edgar_fields(source: Source, known: DocumentMeta | None) -> dict[str, object]:
@@ -119,23 +121,33 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
     previous = _previous_pages(settings.index_dir, settings)
     parsed: list[Parsed] = []
 
+    def parse_here(pdf: Path, password: str | None) -> list[Page]:
+        return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking))
+
+    parse_pdf, window = parse_here, PARSE_WORKERS
+    if settings.ray is not None:  # each PDF parsed by a Ray task; as many in flight as the cluster has CPUs
+        from indexer.ingest.ray_parse import RayParsing
+
+        on_ray = RayParsing(settings)
+        parse_pdf, window = (lambda pdf, password: on_ray.submit(pdf, password).result()), on_ray.slots
+
     def read(source: Source) -> tuple[str, list[Page], Path, DocumentMeta | None]:
         sha = sha256_file(source.path)
-        return (sha, *_pages_of(source, sha, parser, previous, settings, workdir))
+        return (sha, *_pages_of(source, sha, parser, previous, settings, workdir, parse_pdf))
 
-    # The next PARSE_WORKERS files are parsed (in LiteParse worker processes) while this one is described and
-    # chunked: both cores stay busy, and at most PARSE_WORKERS + 1 documents' pages are held at once.
+    # The next files are parsed (in LiteParse worker processes, or Ray tasks) while this one is described and
+    # chunked: both cores stay busy, and at most ``window`` + 1 documents' pages are held at once.
     with (
         parser,
         progress_bar(len(sources), "file", "parsing", settings.progress) as bar,
-        ThreadPoolExecutor(max_workers=PARSE_WORKERS, thread_name_prefix="parse-ahead") as ahead,
+        ThreadPoolExecutor(max_workers=window, thread_name_prefix="parse-ahead") as ahead,
     ):
-        upcoming = [ahead.submit(read, source) for source in sources[:PARSE_WORKERS]]
+        upcoming = [ahead.submit(read, source) for source in sources[:window]]
         for position, source in enumerate(sources):
             name = source.name
             current = upcoming.pop(0)
-            if position + PARSE_WORKERS < len(sources):
-                upcoming.append(ahead.submit(read, sources[position + PARSE_WORKERS]))
+            if position + window < len(sources):
+                upcoming.append(ahead.submit(read, sources[position + window]))
             try:
                 sha, pages, pdf, known = current.result()
             except (DocumentError, OSError) as exc:
