@@ -6,7 +6,10 @@ actors against one process.
 1. The dev set's PDFs indexed twice with ``--embedder none`` (local files; a milvus-lite folder), each build timed,
    then ``bench/milvus_parity.py`` on every dev question (BM25 overlap, dev eval, search time).
 2. The committed samples built from an empty vector cache in one process and with ``--ray`` (2 local actors),
-   timed. Writes ``scale.json`` in OUT and prints it.
+   timed.
+3. ``bench/milvus_latency.py`` on synthetic indexes of 20k and 200k chunks made from those samples: search through
+   the MCP client on local files and on a milvus-lite server, and that server's memory.
+Writes ``scale.json`` in OUT and prints it.
 """
 
 from __future__ import annotations
@@ -64,6 +67,14 @@ def main() -> int:
         cache = out / f"cache-{name}"
         shutil.rmtree(cache, ignore_errors=True)  # every vector computed
         result[f"samples_{name}"] = _build(ROOT / "data" / "samples", out / f"samples-{name}", cache, *extra)
+    for chunks in (20_000, 200_000):  # search through MCP, local files against a milvus-lite server
+        done = subprocess.run(
+            [sys.executable, "bench/milvus_latency.py", "--source", str(out / "samples-one_process"), "--chunks",
+             str(chunks), "--out", str(out / f"latency-{chunks}"), "--queries", "30"],
+            cwd=ROOT, env={**os.environ, "FILINGS_CACHE_DIR": str(out / "cache")}, check=True, capture_output=True,
+            text=True,
+        )  # fmt: skip
+        result[f"latency_{chunks}"] = json.loads(done.stdout)
     text = json.dumps(result, indent=1)
     (out / "scale.json").write_text(text, encoding="utf-8")
     print(text)
