@@ -35,7 +35,7 @@ from indexer.index.store import link_or_copy, read_chunks, read_manifest, write_
 from indexer.ingest.backend import write_lexical
 from indexer.ingest.settings import BuildSettings, default_cache_dir
 
-NOT_COPIED = ("bm25", "bm25_table_rows", "dense.faiss", "dense_rows.npy", "manifest.json")
+NOT_COPIED = ("bm25", "bm25_table_rows", "dense.faiss", "manifest.json")  # dense_rows.npy: the same rows
 
 
 def _free_port() -> int:

@@ -114,7 +114,7 @@ FORMAT: tuple[tuple[str, str], ...] = (
         "FAISS IndexFlatIP over L2-normalised vectors (cosine), IndexHNSWFlat above 50,000 vectors; absent when the "
         "index was built with `--embedder none`",
     ),
-    (DENSE_ROWS, "the chunk row of each vector"),
+    (DENSE_ROWS, "the chunk row of each vector (with the Milvus backend too: which chunks have one)"),
     (
         VOCABULARY,
         "with the Milvus backend (`build --backend milvus`) instead of the BM25 and FAISS files: the passages' tokens "

@@ -325,6 +325,7 @@ class MilvusStorage:
         chunks: Sequence[StoredChunk],
         vocabulary: set[str],
         tokens_of: Callable[[int], list[str]],
+        embedded: set[int],
         with_dense: bool = True,
     ) -> None:
         self.client = client
@@ -341,7 +342,7 @@ class MilvusStorage:
         self._sections = sections
         section_number = {name: i + 1 for i, name in enumerate(sections)}
         self._section_of = np.array([section_number.get(c.section or "", 0) for c in chunks], dtype=np.int32)
-        self._embedded: set[int] | None = None  # rows with a vector, read on first use
+        self._embedded = embedded  # the chunk rows with a vector (the version's dense_rows.npy)
 
     def loaded(self) -> MilvusStorage:
         """This storage with its collections loaded (milvus-lite releases them when it closes)."""
@@ -435,16 +436,4 @@ class MilvusStorage:
         return tokens & set(self._tokens_of(row))
 
     def embedded(self, row: int) -> bool:
-        if self._embedded is None:
-            self._embedded = set(self._column_rows(self.info.vectors)) if self.info.vectors else set()
         return row in self._embedded
-
-    def _column_rows(self, collection: str) -> list[int]:
-        rows: list[int] = []
-        iterator = self.client.query_iterator(collection, batch_size=5000, output_fields=["row"])
-        try:
-            while page := iterator.next():
-                rows += [int(record["row"]) for record in page]
-        finally:
-            iterator.close()
-        return rows

@@ -116,5 +116,8 @@ def load_storage(
 
     info = manifest.milvus
     client = previous.client if isinstance(previous, MilvusStorage) and previous.info.uri == info.uri else None
-    vocabulary = set(json.loads(Layout(folder).vocabulary.read_text(encoding="utf-8")))
-    return MilvusStorage(client or connect(info.uri), info, chunks, vocabulary, tokens_of, with_dense).loaded()
+    layout = Layout(folder)
+    vocabulary = set(json.loads(layout.vocabulary.read_text(encoding="utf-8")))
+    embedded = set(np.load(layout.dense_rows).tolist()) if layout.dense_rows.exists() else set()
+    storage = MilvusStorage(client or connect(info.uri), info, chunks, vocabulary, tokens_of, embedded, with_dense)
+    return storage.loaded()

@@ -83,13 +83,14 @@ def write_vectors(
     folder: Path, chunks: Sequence[StoredChunk], plan: VectorPlan, milvus: MilvusInfo | None
 ) -> MilvusInfo | None:
     """The vectors ``plan`` knows: FAISS files in ``folder``, or a new Milvus vectors collection (``milvus`` then
-    returned naming it)."""
+    returned naming it; the chunk rows that have a vector are written to ``folder`` either way)."""
     if milvus is None:
         plan.dense().save(folder)
         return None
     from indexer.index.milvus_storage import MilvusWriter, connect
 
     have = np.flatnonzero(plan.known)
+    np.save(Layout(folder).dense_rows, plan.rows[have])  # which chunks have a vector, read without asking Milvus
     writer = MilvusWriter(connect(milvus.uri), milvus.prefix)
     name = writer.write_vectors(chunks, plan.rows[have], plan.vectors[have]) if have.size else None
     return milvus.model_copy(update={"vectors": name})
