@@ -413,15 +413,16 @@ class MilvusStorage:
         return _ties_by_row([(float(hit["distance"]), int(hit["row"])) for hit in result[0]])
 
     def _bm25(self, collection: str, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
-        known = [t for t in tokens if t in self._vocabulary]
-        if not known:
+        if not tokens:
             return np.empty(0, dtype=np.int64)
-        return self._search(collection, [field_text(known)], "sparse", depth, allowed)
+        return self._search(collection, [field_text(tokens)], "sparse", depth, allowed)
 
     def passages(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
-        return self._bm25(self.info.passages, tokens, depth, allowed)
+        # tokens no passage holds score nothing either way; leaving them out spares a search that finds nothing
+        return self._bm25(self.info.passages, [t for t in tokens if t in self._vocabulary], depth, allowed)
 
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
+        # all of them: the vocabulary is the passages' (a word of a table row only must still find it)
         return self._bm25(self.info.table_rows, tokens, depth, allowed)
 
     def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:

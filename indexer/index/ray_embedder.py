@@ -10,7 +10,6 @@ joins a running cluster (``ray://host:10001`` or ``auto``).
 from __future__ import annotations
 
 import logging
-import os
 from typing import Any
 
 import numpy as np
@@ -31,8 +30,8 @@ class _EmbedderActor:
             raise EmbedderError(f"embedder {spec!r} embeds nothing")
         self._embedder = embedder
 
-    def describe(self) -> tuple[str, int, int]:
-        return self._embedder.id, self._embedder.dim, os.getpid()
+    def identity(self) -> str:
+        return self._embedder.id
 
     def passages(self, texts: list[str]) -> np.ndarray:
         return self._embedder.embed_passages(texts)
@@ -71,7 +70,7 @@ class RayEmbedder:
         if local is None:
             raise EmbedderError(f"embedder {spec!r} embeds nothing")
         self._ray = start_ray(address, cpus)
-        self._spec, self._local, self._count = spec, local, actors
+        self._spec, self._local = spec, local
         self.id, self.dim = local.id, local.dim
         self._actors: list[Any] = []
         resources = self._ray.cluster_resources()
@@ -86,12 +85,11 @@ class RayEmbedder:
         remote = self._ray.remote(num_cpus=0 if gpus else 1, num_gpus=1 if gpus else 0)(_EmbedderActor)
         self._actors = [remote.remote(self._spec) for _ in range(self.workers)]
         try:
-            described = self._ray.get([actor.describe.remote() for actor in self._actors])
+            loaded = set(self._ray.get([actor.identity.remote() for actor in self._actors]))
         except Exception as exc:  # an actor that could not load the model
             self.close()
             raise EmbedderError(f"the Ray actors could not load embedder {self._spec!r}: {exc}") from exc
-        ids = {identity for identity, _, _ in described} - {self.id}
-        if ids:
+        if ids := loaded - {self.id}:
             self.close()
             raise EmbedderError(f"the Ray actors loaded {', '.join(sorted(ids))}, not {self.id}; install one version")
         logger.info("embedding on %d Ray actors (%s)", len(self._actors), self.id)

@@ -14,7 +14,7 @@ from indexer.core.errors import DocumentError, FilingsError
 from indexer.core.models import Chunk, DocumentMeta, Page
 from indexer.index.store import Failure, pdf_file, read_manifest, read_pages, sha256_file
 from indexer.ingest import metadata
-from indexer.ingest.chunk import chunk_document, mark_furniture
+from indexer.ingest.chunk import ChunkSettings, chunk_document, mark_furniture
 from indexer.ingest.convert import is_html
 from indexer.ingest.edgar import read_sidecar
 from indexer.ingest.parse import PARSE_WORKERS, PdfParser
@@ -42,6 +42,11 @@ class Parsed:
     chunks: list[Chunk]
     pdf: Path  # the PDF indexed (the file itself, its conversion, or the previous index's copy)
     original: Path  # the file as given
+
+
+def read_pdf(parser: PdfParser, pdf: Path, password: str | None, chunking: ChunkSettings) -> list[Page]:
+    """One PDF's pages as a build keeps them: parsed, furniture marked, tables found."""
+    return with_tables(mark_furniture(parser.parse(pdf, password), chunking))
 
 
 def _previous_pages(index_dir: Path, settings: BuildSettings) -> dict[str, DocumentMeta]:
@@ -122,7 +127,7 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
     parsed: list[Parsed] = []
 
     def parse_here(pdf: Path, password: str | None) -> list[Page]:
-        return with_tables(mark_furniture(parser.parse(pdf, password), settings.chunking))
+        return read_pdf(parser, pdf, password, settings.chunking)
 
     parse_pdf, window = parse_here, PARSE_WORKERS
     if settings.ray is not None:  # each PDF parsed by a Ray task; as many in flight as the cluster has CPUs

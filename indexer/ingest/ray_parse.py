@@ -12,16 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from indexer.core.models import Page
-from indexer.ingest.chunk import ChunkSettings, mark_furniture
+from indexer.ingest.chunk import ChunkSettings
+from indexer.ingest.documents import read_pdf
 from indexer.ingest.parse import PdfParser
 from indexer.ingest.settings import BuildSettings
-from indexer.ingest.tables import with_tables
 
 
 def parse_file(path: str, password: str | None, options: dict[str, Any], chunking: ChunkSettings) -> list[Page]:
     """One PDF's pages with their furniture marked and their tables: what a build reads from a file."""
     with PdfParser(**options) as parser:
-        return with_tables(mark_furniture(parser.parse(Path(path), password), chunking))
+        return read_pdf(parser, Path(path), password, chunking)
 
 
 class _Remote:
