@@ -1,7 +1,10 @@
 """How often get_financials returns a gold statement fact with the right value, period and page: gold facts
 (bench/gold/facts.jsonl, read by pdfplumber in bench/make_fact_gold.py) against the rows of an index of the same
 filings. A fact counts when a row on the gold page, with the gold label (as printed, either containing the other),
-under a column whose header contains the gold period, prints the gold value and is verified at its box.
+under a column whose header contains the gold period, prints the gold value and is verified at its box. A row there
+that prints the gold figure with a wrong value in units (a scale lost or misread), or another figure, is a **wrong
+figure**; one whose scale is not established (``scale`` null) is unverified, not wrong. Every returned figure is also
+checked with ``locate_quote`` on its page with its label and period, as an agent would verify it.
 
     python bench/financials_eval.py --index INDEX_OF_../shared/eval/dev [--gold bench/gold/facts.jsonl] [--markdown]
 """
@@ -11,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict
+from decimal import Decimal
 from pathlib import Path
 
 from gold_cli import gold_main
@@ -39,8 +43,21 @@ def _period_words(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.lower())
 
 
+_POWERS = {"": 0, "元": 0, "thousands": 3, "千元": 3, "万元": 4, "millions": 6, "百万元": 6, "billions": 9}
+
+
+def _in_units(gold: dict[str, str], row: FinancialRow) -> bool:
+    """Whether the row's value in units is the gold figure at the gold scale (per-share and share rows, and a row
+    whose scale is not established, are not judged on it)."""
+    if row.unit != "currency" or row.scale is None or row.value is None or gold.get("scale") not in _POWERS:
+        return True
+    expected = Decimal(_digits(gold["value"]).lstrip("-") or "0") * Decimal(10) ** _POWERS[gold["scale"]]
+    return Decimal(row.value).copy_abs() == expected
+
+
 def judge(gold: dict[str, str], rows: list[FinancialRow]) -> str:
-    """'found', or what went wrong: 'no row' (label not on that page), 'no period', 'wrong value', 'unverified'."""
+    """'found', or what went wrong: 'no row' (label not on that page), 'no period', 'wrong value' (another figure,
+    or the gold figure in the wrong scale), 'unverified' (scale not established, or not found again at its box)."""
     on_page = [r for r in rows if r.page == gold["page"] and _same_label(gold["label"], r)]
     if not on_page:
         return "no row"
@@ -48,9 +65,25 @@ def judge(gold: dict[str, str], rows: list[FinancialRow]) -> str:
     if not in_period:
         return "no period"
     right = [r for r in in_period if _digits(r.value_printed) == _digits(gold["value"])]
-    if not right:
+    if not right or not any(_in_units(gold, r) for r in right):
         return "wrong value"
-    return "found" if any(r.verified for r in right) else "unverified"
+    return "found" if any(r.verified and r.scale is not None and _in_units(gold, r) for r in right) else "unverified"
+
+
+def reverified(kb: KnowledgeBase, document: str, rows: list[FinancialRow]) -> tuple[int, list[str]]:
+    """How many of the verified rows ``locate_quote`` confirms with the row's label and period, and a few that it
+    does not (as 'page: label | period | figure — note')."""
+    confirmed, failed = 0, []
+    for row in rows:
+        if not row.verified or not re.search(r"\d", row.value_printed):
+            continue  # a nil dash is no figure to quote
+        label = row.label.split(" › ")[-1]
+        located = kb.locate(document, row.page, row.value_printed, label=label, period=row.period)
+        if located.verified:
+            confirmed += 1
+        elif len(failed) < 3:
+            failed.append(f"p.{row.page}: {label} | {row.period} | {row.value_printed} — {located.note}")
+    return confirmed, failed
 
 
 CORE = ("revenue", "net_income", "eps_diluted", "total_assets", "operating_cash_flow", "capex")
@@ -72,29 +105,52 @@ def coverage(kb: KnowledgeBase) -> dict[str, list[int]]:
     return counts
 
 
+def _group(document: str) -> str:
+    """Which part of the dev set a document is in: the tuned-on en/ and zh/, or the unfamiliar filings/."""
+    return "filings" if document.startswith("filings/") else "zh" if has_cjk(document) else "en"
+
+
 def evaluate(index: Path, gold: Path) -> dict[str, object]:
     kb = KnowledgeBase.open(index, default_cache_dir(), with_embedder=False)
     facts = [json.loads(line) for line in gold.read_text(encoding="utf-8").splitlines() if line.strip()]
-    by_language: dict[str, list[bool]] = defaultdict(list)
+    by_group: dict[str, list[bool]] = defaultdict(list)
+    wrong: dict[str, int] = defaultdict(int)
     misses = []
     for fact in facts:
         verdict = judge(fact, kb.financial_rows(fact["document"]))
-        by_language["zh" if has_cjk(fact["document"]) else "en"].append(verdict == "found")
+        by_group[_group(fact["document"])].append(verdict == "found")
+        wrong[_group(fact["document"])] += verdict == "wrong value"
         if verdict != "found":
             misses.append({**fact, "verdict": verdict})
+    checked = {"confirmed": 0, "verified_rows": 0}
+    unconfirmed: list[str] = []
+    for document in dict.fromkeys(fact["document"] for fact in facts):
+        rows = kb.financial_rows(document)
+        confirmed, failed = reverified(kb, document, rows)
+        checked["confirmed"] += confirmed
+        checked["verified_rows"] += sum(r.verified for r in rows)
+        unconfirmed += [f"{document}: {line}" for line in failed]
     return {
         "coverage": coverage(kb),
         "facts": len(facts),
-        "found": sum(sum(v) for v in by_language.values()),
-        "by_language": {language: [sum(v), len(v)] for language, v in by_language.items()},
+        "found": sum(sum(v) for v in by_group.values()),
+        "by_group": {group: [sum(v), len(v)] for group, v in by_group.items()},
+        "wrong_figures": dict(wrong),
+        "locate_quote": checked,
+        "locate_quote_failures": unconfirmed,
         "misses": misses,
     }
 
 
 def markdown(result: dict[str, object]) -> list[str]:
     total, found = result["facts"], result["found"]
-    assert isinstance(total, int) and isinstance(found, int) and isinstance(result["by_language"], dict)
-    languages = ", ".join(f"{language} {ok}/{n}" for language, (ok, n) in result["by_language"].items())
+    groups, wrong, checked = result["by_group"], result["wrong_figures"], result["locate_quote"]
+    assert isinstance(total, int) and isinstance(found, int)
+    assert isinstance(groups, dict) and isinstance(wrong, dict) and isinstance(checked, dict)
+    names = {"en": "dev English", "zh": "dev Chinese", "filings": "the 23 unfamiliar filings of `dev/filings`"}
+    languages = ", ".join(
+        f"{names.get(group, group)} {ok}/{n} ({wrong.get(group, 0)} wrong)" for group, (ok, n) in groups.items()
+    )
     covered = result.get("coverage", {})
     assert isinstance(covered, dict)
     return [
@@ -103,10 +159,14 @@ def markdown(result: dict[str, object]) -> list[str]:
         "`bench/financials_eval.py --index INDEX` (an index of `../shared/eval/dev`): "
         f"**{found} of {total}** gold statement facts returned by "
         f"get_financials with the right value, period and page, verified at their boxes ({found / max(total, 1):.0%}; "
-        f"target ≥ 90%) — {languages}. Gold: `bench/gold/facts.jsonl`, from pdfplumber's words by "
+        f"target ≥ 95%, 0 wrong) — {languages}; **{sum(wrong.values())} wrong figures** (the gold figure with "
+        "another value in units, or another figure, under the gold label and period). Every figure get_financials "
+        f"verified, checked again by `locate_quote` with its label and period: {checked['confirmed']} of "
+        f"{checked['verified_rows']} confirmed. Gold: `bench/gold/facts.jsonl`, from pdfplumber's words by "
         "`bench/make_fact_gold.py` (revenue, net income, operating income, diluted EPS, total assets, current "
         "liabilities, operating cash flow and an investing line of 13 English filings — 10-K, 10-Q, two non-US annual "
-        "reports — and a 年报's key data and statements).",
+        "reports — and a 年报's key data and statements; for the 23 filings, also gross profit, current assets, total "
+        "liabilities, cash, and investing and financing cash flows).",
         "",
         "Core concepts found for the filing's own fiscal year, over every 10-K, 10-Q and 年报 of the dev set with a "
         "known fiscal year: "
