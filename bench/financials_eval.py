@@ -77,7 +77,7 @@ def reverified(kb: KnowledgeBase, document: str, rows: list[FinancialRow]) -> tu
     for row in rows:
         if not row.verified or not re.search(r"\d", row.value_printed):
             continue  # a nil dash is no figure to quote
-        label = row.label.split(" › ")[-1]
+        label = row.label
         located = kb.locate(document, row.page, row.value_printed, label=label, period=row.period)
         if located.verified:
             confirmed += 1

@@ -132,7 +132,9 @@ class KnowledgeBase:
         if not 1 <= page <= meta.pages:
             raise NotFoundError(f"page {page} is out of range: {document} has pages 1 to {meta.pages}")
         if label or period:
-            return check_claim(self.page(document, page), check_quote(quote), label, period)
+            previous = self.page(document, page - 1) if page > 1 else None
+            report = ReportPeriod(meta.period_end, meta.year)
+            return check_claim(self.page(document, page), check_quote(quote), label, period, report, previous)
         return locate(lambda number: self.page(document, number), meta.pages, page, quote)
 
     def outline(self, document: str) -> list[Section]:

@@ -15,10 +15,13 @@ from decimal import Decimal
 
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Cell, Page, Table, TableRow
+from indexer.evidence.columns import cell_header, row_label, table_headers
+from indexer.evidence.periods import ReportPeriod, column_period
 from indexer.evidence.quotes import Located, figures
 from indexer.evidence.units import page_multiplier
 
 _SHOWN_PLACES = 3
+UNKNOWN_REPORT = ReportPeriod(None, None)
 HEADER_REACH = 60.0  # points above a table where its column headers may be printed
 HEADER_STACK = 24.0  # points between the lines of one stacked column header
 
@@ -32,6 +35,7 @@ class _Place:
     table: Table
     row: TableRow
     cell: Cell
+    header: str  # the period header the cell stands under, read as get_financials reads it
 
     @property
     def label(self) -> str:
@@ -39,22 +43,47 @@ class _Place:
 
     @property
     def where(self) -> str:
-        return f"row {shown(self.label)} under {shown(self.cell.header or 'an unlabelled column')}"
+        return f"row {shown(self.label)} under {shown(self.header or 'an unlabelled column')}"
 
 
-def _places(tables: list[Table], values: set[Decimal]) -> list[_Place]:
-    """Every cell of the page's tables whose value is one of ``values``."""
+def _headers(page: Page, report: ReportPeriod, previous: Page | None) -> list[tuple[str, ...]]:
+    """Each table's column headers; a table under no period header (a statement continued from the page before)
+    takes those of the previous page's last table of its width, as get_financials does."""
+    carried: dict[int, tuple[str, ...]] = {}
+    for table in previous.tables if previous is not None else []:
+        carried[len(table.columns)] = table_headers(previous, table, report) if previous is not None else ()
+    out = []
+    for table in page.tables:
+        columns = table_headers(page, table, report)
+        if not any(column_period(header, report) for header in columns) and len(columns) in carried:
+            columns = carried[len(columns)]
+        carried[len(columns)] = columns
+        out.append(columns)
+    return out
+
+
+def _places(page: Page, values: set[Decimal], report: ReportPeriod, previous: Page | None) -> list[_Place]:
+    """Every cell of the page's tables whose value is one of ``values``, with the header it stands under."""
     found = []
-    for table in tables:
+    for table, columns in zip(page.tables, _headers(page, report, previous), strict=True):
         for row in table.rows:
             for cell in row.cells:
                 if any(abs(number) in values for number in figures(cell.text)):
-                    found.append(_Place(table, row, cell))
+                    found.append(_Place(table, row, cell, cell_header(cell, columns, report) or cell.header))
     return found
 
 
-def check_claim(page: Page, quote: str, label: str | None, period: str | None) -> Located:
-    """Whether the figure in ``quote`` is printed in a row matching ``label`` under a column matching ``period``."""
+def check_claim(
+    page: Page,
+    quote: str,
+    label: str | None,
+    period: str | None,
+    report: ReportPeriod = UNKNOWN_REPORT,
+    previous: Page | None = None,
+) -> Located:
+    """Whether the figure in ``quote`` is printed in a row matching ``label`` under a column matching ``period``
+    (the column's period header read as get_financials reads it; ``previous`` is the page before, whose headers a
+    continued statement keeps)."""
     wanted = figures(quote)
     if len(wanted) != 1:
         raise QueryError(
@@ -63,16 +92,20 @@ def check_claim(page: Page, quote: str, label: str | None, period: str | None) -
     value = abs(wanted[0])
     scale = page_multiplier(page.text)
     values = {value} | ({value / scale} if scale != 1 and value % scale == 0 else set())
-    places = _places(page.tables, values)
+    places = _places(page, values, report, previous)
     row_words, column_words = _words(label or ""), _words(period or "")
 
     def fits(place: _Place) -> bool:
-        return (not row_words or row_words in _words(place.label)) and (
-            not column_words or column_words in _words(place.cell.header)
+        labels = (_words(place.label), _words(row_label(place.row, place.table)))
+        return (not row_words or any(row_words in words for words in labels)) and (
+            not column_words or column_words in _words(place.header)
         )
 
     exact = [place for place in places if fits(place)]
-    if len(exact) == 1:
+    named = [p for p in exact if row_words in {_words(p.label), _words(row_label(p.row, p.table)), _words(p.row.label)}]
+    exact = named or exact  # the row the label names exactly, over rows that only contain it
+    if len({(_words(p.row.label), _words(p.header), p.cell.text) for p in exact}) == 1:
+        # one place, or the same row printed twice (a line repeated under revenues and expenses): the claim holds
         place = exact[0]
         boxes = [*place.cell.boxes, *_label_boxes(place.row), *_header_boxes(page, place)]
         return Located(
@@ -107,7 +140,7 @@ def _header_boxes(page: Page, place: _Place) -> list[Box]:
     """The boxes of the column header printed over the cell: the nearest spans above it, over its column, whose text
     is part of the cell's header, with the header lines stacked just above them ('Three Months Ended' over
     'July 29, 2023'; a second header row inside the table, such as 2019年末, before the first one's 2019年)."""
-    header = _compact(place.cell.header)
+    header = _compact(place.header)
     if not header or not place.cell.boxes:
         return []
     top, x0, x1 = place.cell.boxes[0].top, place.cell.boxes[0].x0, place.cell.boxes[0].x1

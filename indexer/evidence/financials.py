@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field
 
 from indexer.core.errors import NotFoundError, shown
 from indexer.core.figures import parse_value as parse_cell_value
-from indexer.core.models import Box, Cell, Page, Span, Table, TableRow
+from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.tokenize import normalize_text
+from indexer.evidence.columns import cell_header, row_label, table_headers
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import Period, ReportPeriod, column_period
@@ -36,12 +37,6 @@ _KEY_DATA = re.compile(
 )
 _SEGMENT = re.compile(r"\bsegments?\b|分部", re.I)  # a segment's selected data is not the company's key data
 _PARENT_ONLY = re.compile(r"^母公司|parent company only", re.I)
-_AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
-_HEADER_LIKE = re.compile(
-    r"\b(?:three|six|nine|twelve|thirteen|\d{1,2})\s+(?:months|weeks)\b|\byears?\s+ended\b|"
-    r"(?<!\d)(?:19|20)\d\d(?!\d)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|本期|上期|期末|期初|本年|上年",
-    re.I,
-)
 _SHARE_COUNT = re.compile(
     r"weighted[- ]average|number of (?:common |ordinary )?shares|shares (?:outstanding|used)", re.I
 )
@@ -51,9 +46,6 @@ _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
 STATEMENT_PAGES = 4  # a primary statement fills at most this many pages (a 年报's balance sheet takes three)
 UNIT_LINES = 8  # lines above a table read for its unit
 HEADER_BAND = 30.0  # points below a table's top where header rows (and a unit note beside them) may stand
-HEADER_CHARS = 40  # a column header span is at most this long
-HEADER_STACK = 30.0  # points between the lines of one stacked column header
-HEADER_SLACK = 12.0  # points a header may stand beside its column's figures
 SUMMARY_ROWS = 200  # rows a document may yield at most per statement table (a runaway table stops there)
 
 
@@ -74,7 +66,10 @@ class FinancialRow(BaseModel):
         "'-1234000000'; a nil dash is '0'; None when the cell is not a number"
     )
     value_printed: str = Field(description="the figure as printed")
-    scale: str = Field(description="the scale the statement declares ('millions', '万元'); '' when none")
+    scale: str | None = Field(
+        description="the scale the statement declares ('millions', '万元'; '' for figures in units); null when no "
+        "scale is printed for it: then value is null and the row unverified (read the page)"
+    )
     unit: str = Field(description="currency, per_share (currency per share), shares or percent")
     currency: str | None = Field(description="ISO code (USD, CNY, EUR …) when the statement or document names it")
     verified: bool = Field(description="the printed figure was found again at its box on the page")
@@ -109,69 +104,30 @@ def _lines_above(page: Page, table: Table) -> str:
     return "\n".join(above[-UNIT_LINES:])
 
 
+def _merged(unit: Unit, declared: Unit | None) -> Unit:
+    """``unit`` with what ``declared`` states over it: its scale where it names one (a currency sign alone does not
+    undo a scale stated before), its currency where it names one."""
+    if declared is None:
+        return unit
+    scaled = declared if declared.name else unit
+    money = declared.currency or unit.currency
+    return Unit(scaled.power, scaled.name, money, scaled.share_power, unit.stated or declared.stated)
+
+
 def _table_unit(page: Page, table: Table, carried: Unit | None, language: str | None) -> Unit:
     """The unit a table declares above it (title first), else the statement's so far (a scale stated once on the
-    statement's first page; a currency sign alone does not undo it), else the document's currency."""
-    declared = declared_unit(f"{table.title or ''}\n{_lines_above(page, table)}")
-    unit = carried or Unit()
-    if declared is not None:
-        scaled = declared if declared.name else unit
-        unit = Unit(scaled.power, scaled.name, declared.currency or unit.currency, scaled.share_power)
+    statement's first page), else what the page states elsewhere (its header, a footnote); the currency, when none
+    is stated, is guessed from the cells or the document's language (a guess states no scale)."""
+    unit = _merged(carried or Unit(), declared_unit(f"{table.title or ''}\n{_lines_above(page, table)}"))
+    if not unit.name:
+        stated = declared_unit(page.text)
+        if stated is not None and stated.name:
+            unit = _merged(unit, stated)
     if unit.currency is None:
         cells = " ".join(cell.text for row in table.rows[:5] for cell in row.cells)
         guess = currency(cells) or ("CNY" if language == "zh" else None)
-        unit = Unit(unit.power, unit.name, guess, unit.share_power)
+        unit = Unit(unit.power, unit.name, guess, unit.share_power, unit.stated)
     return unit
-
-
-def _column_ranges(table: Table) -> dict[int, tuple[float, float]]:
-    ranges: dict[int, tuple[float, float]] = {}
-    for row in table.rows:
-        for cell in row.cells:
-            for box in cell.boxes[:1]:
-                x0, x1 = ranges.get(cell.column, (box.x0, box.x1))
-                ranges[cell.column] = (min(x0, box.x0), max(x1, box.x1))
-    return ranges
-
-
-def _stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
-    """Column headers printed above the table, perhaps over several lines ('December 31,' over '2022') and above
-    other tables of the page: per column, the nearest period-like spans above its figures, top to bottom."""
-    ranges = _column_ranges(table)
-    spans = [
-        span for line in page.lines if not line.furniture and line.box.bottom <= table.box.top + 1
-        for span in line.spans if len(span.text) <= HEADER_CHARS and _HEADER_LIKE.search(span.text)
-    ]  # fmt: skip
-    headers = []
-    for column in range(width):
-        x0, x1 = ranges.get(column, (0.0, 0.0))
-        centre = (x0 + x1) / 2
-        above = [s for s in spans if x1 > x0 and s.box.x0 - HEADER_SLACK <= x1 and x0 <= s.box.x1 + HEADER_SLACK]
-        by_line: dict[float, Span] = {}  # on each printed line, the header nearest the column's centre
-        for span in above:
-            top = round(span.box.top)
-            best = by_line.get(top)
-            if best is None or abs((span.box.x0 + span.box.x1) / 2 - centre) < abs(
-                (best.box.x0 + best.box.x1) / 2 - centre
-            ):
-                by_line[top] = span
-        nearest = max(by_line, default=0.0)
-        stacked = [by_line[top] for top in sorted(by_line) if top >= nearest - HEADER_STACK]
-        headers.append(" ".join(s.text.strip() for s in stacked))
-    return tuple(headers)
-
-
-def _headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, ...]:
-    """The table's column headers; a column whose header names no period takes the header stacked above its
-    figures, where that one does."""
-    columns = tuple(table.columns)
-    if all(column_period(header, report) for header in columns):
-        return columns
-    stacked = _stacked_headers(page, table, len(columns))
-    return tuple(
-        header if column_period(header, report) or not column_period(above, report) else above
-        for header, above in zip(columns, stacked, strict=True)
-    )
 
 
 def statement_tables(
@@ -192,7 +148,7 @@ def statement_tables(
             page = page_of(number)
             for table in _within(page, section, following):
                 unit = _table_unit(page, table, unit, language)
-                columns = _headers(page, table, report)
+                columns = table_headers(page, table, report)
                 if not any(columns):
                     columns = previous.get(len(columns), columns)
                 previous[len(columns)] = columns
@@ -216,16 +172,7 @@ def key_data_tables(pages: Iterable[Page], language: str | None, report: ReportP
             heading = f"{table.title or ''}\n{_lines_above(page, table)[-200:]}"
             if _KEY_DATA.search(heading) and not _SEGMENT.search(heading):
                 unit = _table_unit(page, table, None, language)
-                yield StatementTable("key_data", page, table, unit, _headers(page, table, report))
-
-
-def _label(row: TableRow, table: Table) -> str:
-    """The label as printed, with the parent joined where the label alone is ambiguous ('Diluted', 'Total')."""
-    words = normalise_label(row.label)
-    if words not in _AMBIGUOUS and len(words) > 2:
-        return row.label
-    parent = row.group or (table.title or "").split(" — ")[-1]
-    return f"{parent.rstrip(':： ')} › {row.label}" if parent else row.label
+                yield StatementTable("key_data", page, table, unit, table_headers(page, table, report))
 
 
 def _printed_at(page: Page, cell: Cell) -> bool:
@@ -280,25 +227,28 @@ def table_rows(document: str, found: StatementTable, report: ReportPeriod) -> li
 
     rows = []
     for row in found.table.rows[:SUMMARY_ROWS]:
-        label = _label(row, found.table)
+        label = row_label(row, found.table)
         concept = concept_of(label, found.statement) or concept_of(row.label, found.statement)
         label_boxes = [box for box in row.boxes if box not in {b for cell in row.cells for b in cell.boxes}]
         for cell in row.cells:
             # the cell's own header (a table whose lower rows have their own: 2019年 above, 2019年末 below), else
             # the column's (perhaps stacked above the table or carried from the statement's previous page)
-            column = found.columns[cell.column] if cell.column < len(found.columns) else ""
-            header = cell.header if period_of(cell.header) else column
+            header = cell_header(cell, found.columns, report)
             period = period_of(header)
             if period is None:
                 continue
-            value, kind = _value(cell, label, found.unit)
+            unit = _merged(found.unit, declared_unit(header))  # a column headed "Millions of yen" / "US$'000"
+            value, kind = _value(cell, label, unit)
+            scaled = kind in ("currency", "shares")
+            if scaled and not unit.stated:
+                value = None  # no scale printed for it: never a figure in units that may be off by 10**6
             rows.append(
                 FinancialRow(
                     document=document, page=found.page.number, statement=found.statement, label=label,
                     concept=concept, period=header, period_end=period.end,
                     fiscal_year=period.fiscal_year, months=period.months, value=value, value_printed=cell.text,
-                    scale=found.unit.name if kind in ("currency", "shares") else "", unit=kind,
-                    currency=found.unit.currency if kind in ("currency", "per_share") else None,
+                    scale=(unit.name if unit.stated else None) if scaled else "", unit=kind,
+                    currency=unit.currency if kind in ("currency", "per_share") else None,
                     verified=value is not None and bool(label_boxes) and _printed_at(found.page, cell),
                     boxes=[*label_boxes, *cell.boxes], page_width=found.page.width, page_height=found.page.height,
                 )

@@ -22,7 +22,9 @@ _SCALE = re.compile(
     r"|(?:人民币|rmb)\s*(千元|万元|百万元|亿元)"
     r"|(?:[$€£]|us\$|rmb|hk\$|usd|eur|gbp)\s*['’](000)\b"
     r"|(?<![\w$€£])(?:[$€£]|us\$|usd|eur|gbp|rmb|chf)\s?(m|bn)\b"
-    r"|(?:[$€£]|usd|eur|gbp|rmb|chf)\s+(million|billion|thousand)s?\b",
+    r"|(?:[$€£]|usd|eur|gbp|rmb|chf)\s+(million|billion|thousand)s?\b"
+    r"|\b(thousands|millions|billions)\s+of\s+(?:(?:u\.\s?s\.|us|canadian|australian|hong\s+kong|new\s+zealand|"
+    r"singapore)\s+)?(?:dollars|yen|euros?|pounds|sterling|renminbi|yuan|francs|won|rupees)\b",
     re.I,
 )
 _SHARE_SCALE = re.compile(r"shares?\b[^.;)]{0,30}?\bin\s+(thousands|millions)\b", re.I)
@@ -36,6 +38,8 @@ _CURRENCIES: list[tuple[str, re.Pattern[str]]] = [
     ("GBP", re.compile(r"£|\bGBP\b|\bsterling\b", re.I)),
     ("CHF", re.compile(r"\bCHF\b")),
     ("JPY", re.compile(r"\bJPY\b|\byen\b|円", re.I)),
+    ("CAD", re.compile(r"\bCAD\b|C\$|\bcanadian\s+dollars?\b", re.I)),
+    ("AUD", re.compile(r"\bAUD\b|A\$|\baustralian\s+dollars?\b", re.I)),
     ("USD", re.compile(r"US\$|\bUSD\b|\$|\bU\.S\. dollars\b|\bdollars\b", re.I)),
 ]
 
@@ -48,6 +52,7 @@ class Unit:
     name: str = ""
     currency: str | None = None
     share_power: int | None = None  # share counts' own scale, when it differs ("shares in thousands")
+    stated: bool = False  # printed (a scale, or a currency over the figures with none: units); not a guess
 
     @property
     def multiplier(self) -> Decimal:
@@ -82,7 +87,7 @@ def declared_unit(text: str) -> Unit | None:
     power, name = scale or (0, "")
     share = _SHARE_SCALE.search(text)
     share_power = _POWERS[share.group(1).lower()] if share else (0 if _SHARES_EXCEPTED.search(text) else None)
-    return Unit(power, name, money, share_power)
+    return Unit(power, name, money, share_power, stated=True)
 
 
 def page_multiplier(text: str) -> Decimal:

@@ -1,0 +1,95 @@
+"""One reader of a statement table's column headers, for every tool: which period each column (and each cell) is.
+
+A table's own headers are what the table parser saw above its columns. Where one names no period, the header may
+be printed above the table, stacked over several lines ("December 31," over "2022"; "Years ended" over "September
+25," over "2021"), perhaps above another table of the page; then it is the nearest period-like spans above the
+column's figures. A cell may have a header of its own (a table whose lower rows have theirs: 2019年 above, 2019年末
+below), which wins where it names a period. Columns that are not periods (% change, 增减, Note, 附注) never become
+periods: :func:`column_period` says so. ``get_financials``, ``locate_quote(label, period)`` and the table rows shown
+with a search hit all read columns here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.core.models import Cell, Page, Span, Table, TableRow
+from indexer.evidence.concepts import normalise_label
+from indexer.evidence.periods import ReportPeriod, column_period
+
+HEADER_CHARS = 40  # a column header span is at most this long
+HEADER_STACK = 30.0  # points between the lines of one stacked column header
+HEADER_SLACK = 12.0  # points a header may stand beside its column's figures
+_AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
+_HEADER_LIKE = re.compile(
+    r"\b(?:three|six|nine|twelve|thirteen|\d{1,2})\s+(?:months|weeks)\b|\byears?\s+ended\b|"
+    r"(?<!\d)(?:19|20)\d\d(?!\d)|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|本期|上期|期末|期初|本年|上年",
+    re.I,
+)
+
+
+def _column_ranges(table: Table) -> dict[int, tuple[float, float]]:
+    ranges: dict[int, tuple[float, float]] = {}
+    for row in table.rows:
+        for cell in row.cells:
+            for box in cell.boxes[:1]:
+                x0, x1 = ranges.get(cell.column, (box.x0, box.x1))
+                ranges[cell.column] = (min(x0, box.x0), max(x1, box.x1))
+    return ranges
+
+
+def _centre(span: Span) -> float:
+    return (span.box.x0 + span.box.x1) / 2
+
+
+def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
+    """Column headers printed above the table, perhaps over several lines and above other tables of the page: per
+    column, the nearest period-like spans above its figures, top to bottom."""
+    ranges = _column_ranges(table)
+    spans = [
+        span for line in page.lines if not line.furniture and line.box.bottom <= table.box.top + 1
+        for span in line.spans if len(span.text) <= HEADER_CHARS and _HEADER_LIKE.search(span.text)
+    ]  # fmt: skip
+    headers = []
+    for column in range(width):
+        x0, x1 = ranges.get(column, (0.0, 0.0))
+        centre = (x0 + x1) / 2
+        above = [s for s in spans if x1 > x0 and s.box.x0 - HEADER_SLACK <= x1 and x0 <= s.box.x1 + HEADER_SLACK]
+        by_line: dict[float, Span] = {}  # on each printed line, the header nearest the column's centre
+        for span in above:
+            top = round(span.box.top)
+            best = by_line.get(top)
+            if best is None or abs(_centre(span) - centre) < abs(_centre(best) - centre):
+                by_line[top] = span
+        nearest = max(by_line, default=0.0)
+        stacked = [by_line[top] for top in sorted(by_line) if top >= nearest - HEADER_STACK]
+        headers.append(" ".join(s.text.strip() for s in stacked))
+    return tuple(headers)
+
+
+def table_headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, ...]:
+    """The table's column headers; a column whose header names no period takes the header stacked above its
+    figures, where that one does."""
+    columns = tuple(table.columns)
+    if all(column_period(header, report) for header in columns):
+        return columns
+    stacked = stacked_headers(page, table, len(columns))
+    return tuple(
+        header if column_period(header, report) or not column_period(above, report) else above
+        for header, above in zip(columns, stacked, strict=True)
+    )
+
+
+def cell_header(cell: Cell, columns: tuple[str, ...], report: ReportPeriod) -> str:
+    """The header a cell's figure stands under: its own where that names a period, else its column's."""
+    column = columns[cell.column] if cell.column < len(columns) else ""
+    return cell.header if column_period(cell.header, report) else column
+
+
+def row_label(row: TableRow, table: Table) -> str:
+    """The label as printed, with the parent joined where the label alone is ambiguous ('Diluted', 'Total')."""
+    words = normalise_label(row.label)
+    if words not in _AMBIGUOUS and len(words) > 2:
+        return row.label
+    parent = row.group or (table.title or "").split(" — ")[-1]
+    return f"{parent.rstrip(':： ')} › {row.label}" if parent else row.label
