@@ -65,6 +65,8 @@ def judge(gold: dict[str, str], rows: list[FinancialRow]) -> str:
     if not in_period:
         return "no period"
     right = [r for r in in_period if _digits(r.value_printed) == _digits(gold["value"])]
+    if not right and all(r.value is None for r in in_period):
+        return "unverified"  # no figure claimed (a cell the parser could not split): not a wrong one
     if not right or not any(_in_units(gold, r) for r in right):
         return "wrong value"
     return "found" if any(r.verified and r.scale is not None and _in_units(gold, r) for r in right) else "unverified"

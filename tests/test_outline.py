@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,8 @@ ETHERNITY = SHARED / "eval" / "dev" / "en" / "pdfs" / "erc_ethernity_networks_e5
 
 def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
     """Ethernity Networks' annual report (AIM-listed, no Parts or Items): its sections by their own titles, the
-    statements beneath them — and not the "Balance Sheet" paragraph of its financial review (page 12)."""
+    statements beneath them — and not the "Balance Sheet" paragraph of its financial review (page 12). Its
+    statement of comprehensive income prints revenue and the loss for the year: it is the income statement."""
     pages = mark_furniture(PdfParser().parse(ETHERNITY), ChunkSettings())
     sections = [(s.kind, s.key, s.level, s.page_start) for s in outline([page.lines for page in pages])]
     assert sections[:5] == [
@@ -61,7 +63,7 @@ def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
         ("report", "directors_report", 1, 24),
     ]
     statements = [(key, level, start) for kind, key, level, start in sections if kind == "statement"]
-    assert statements == [("balance_sheet", 2, 30), ("comprehensive_income", 2, 31), ("equity", 2, 32),
+    assert statements == [("balance_sheet", 2, 30), ("income_statement", 2, 31), ("equity", 2, 32),
                           ("cash_flow", 2, 33)]  # fmt: skip
 
 
@@ -132,3 +134,19 @@ def test_a_section_is_read_in_pieces_through_mcp(samples_index_dir: Path, cache_
 def test_a_document_without_sections_says_what_to_do(samples_index: LoadedIndex) -> None:
     with pytest.raises(NotFoundError, match="read it with get_page"):
         KnowledgeBase(samples_index).section(BROKER.name, "1")
+
+
+_TITLE = re.compile(r"balance sheets?|statements? of", re.I)
+
+
+def test_statements_are_recognised_by_their_rows_when_no_heading_names_them() -> None:
+    """The Best Buy 10-Q with every statement heading taken off its pages (as where a title is printed as a picture):
+    the balance sheet, the income statement and the cash flow statement are still found, on their own pages, by the
+    rows they print; the pages of the MD&A's tables and the notes are not taken for them."""
+    pages = mark_furniture(PdfParser().parse(BESTBUY_10Q), ChunkSettings())
+    bare = [[line for line in page.lines if not (_TITLE.search(line.text) and len(line.text) < 80)] for page in pages]
+    assert sum(len(page.lines) for page in pages) - sum(len(lines) for lines in bare) >= 4
+    found = {s.key: s.page_start for s in outline(bare) if s.kind == "statement"}
+    with_titles = {s.key: s.page_start for s in outline([page.lines for page in pages]) if s.kind == "statement"}
+    for key in ("balance_sheet", "income_statement", "cash_flow"):
+        assert found[key] == with_titles[key]

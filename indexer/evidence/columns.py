@@ -20,6 +20,9 @@ from indexer.evidence.periods import ReportPeriod, column_period
 HEADER_CHARS = 40  # a column header span is at most this long
 HEADER_STACK = 30.0  # points between the lines of one stacked column header
 HEADER_SLACK = 12.0  # points a header may stand beside its column's figures
+HEADER_ROWS = 3  # a table's first rows that may be column headers read as figures
+_YEAR_CELL = re.compile(r"^((?:19|20)\d\d)(?:\d|[*†‡¹²³]|\(\d\))?$")
+_UNIT_CELL = re.compile(r"^(?:[$€£¥]|US\$|HK\$|A\$|C\$|RMB|USD|EUR|GBP|HKD|CNY|JPY)?\s*(?:['’]000|m|bn)?$", re.I)
 _AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
 _HEADER_LIKE = re.compile(
     r"\b(?:three|six|nine|twelve|thirteen|\d{1,2})\s+(?:months|weeks)\b|\byears?\s+ended\b|"
@@ -67,12 +70,43 @@ def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
     return tuple(headers)
 
 
+def header_rows(table: Table) -> int:
+    """How many of the table's first rows are column headers the parser took for figures: rows whose every cell is
+    a year (perhaps with a footnote mark: '20211' is 2021 with note 1) or a unit over the column ('$', "$'000",
+    'RMB'), at least one of them with years ('May 31,' over a row '2021 | 2020')."""
+    count, years = 0, False
+    for row in table.rows[:HEADER_ROWS]:
+        texts = [cell.text.strip() for cell in row.cells]
+        if not texts or not all(_YEAR_CELL.match(t) or _UNIT_CELL.match(t) for t in texts):
+            break
+        years = years or any(_YEAR_CELL.match(t) for t in texts)
+        count += 1
+    return count if years else 0
+
+
+def _header_row_text(table: Table, rows: int, column: int) -> str:
+    parts = []
+    for row in table.rows[:rows]:
+        for cell in row.cells:
+            if cell.column == column:
+                year = _YEAR_CELL.match(cell.text.strip())
+                parts.append(year.group(1) if year else cell.text.strip())
+    return " ".join(parts)
+
+
 def table_headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, ...]:
-    """The table's column headers; a column whose header names no period takes the header stacked above its
-    figures, where that one does."""
+    """The table's column headers; a column whose header names no period takes the years of the table's own header
+    rows under it ('May 31,' over '2021'), else the header stacked above its figures, where that one does."""
     columns = tuple(table.columns)
     if all(column_period(header, report) for header in columns):
         return columns
+    if rows := header_rows(table):
+        joined = tuple(
+            f"{header} {_header_row_text(table, rows, i)}".strip() if not column_period(header, report) else header
+            for i, header in enumerate(columns)
+        )
+        if any(column_period(header, report) for header in joined):
+            return joined
     stacked = stacked_headers(page, table, len(columns))
     return tuple(
         header if column_period(header, report) or not column_period(above, report) else above

@@ -22,7 +22,7 @@ from indexer.core.errors import NotFoundError, shown
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.tokenize import normalize_text
-from indexer.evidence.columns import cell_header, row_label, table_headers
+from indexer.evidence.columns import cell_header, header_rows, row_label, table_headers
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import Period, ReportPeriod, column_period
@@ -43,6 +43,7 @@ _SHARE_COUNT = re.compile(
 _PER_SHARE = re.compile(r"per (common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
 _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
 _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
+_NUMBERS = re.compile(r"\d[\d,.]*")
 STATEMENT_PAGES = 4  # a primary statement fills at most this many pages (a 年报's balance sheet takes three)
 UNIT_LINES = 8  # lines above a table read for its unit
 HEADER_BAND = 30.0  # points below a table's top where header rows (and a unit note beside them) may stand
@@ -193,7 +194,8 @@ def _compact(text: str) -> str:
 
 def _value(cell: Cell, label: str, unit: Unit) -> tuple[str | None, str]:
     """The cell's value in units and what the unit is: per-share and percentages as printed, shares in their scale."""
-    number = parse_cell_value(cell.text)
+    # a cell holding several figures is a table the parser could not split: no value, never the first one's
+    number = parse_cell_value(cell.text) if len(_NUMBERS.findall(cell.text)) <= 1 else None
     if _SHARE_COUNT.search(label):
         kind, multiplier = "shares", unit.shares_multiplier
     elif _PER_SHARE.search(label):
@@ -226,7 +228,7 @@ def table_rows(document: str, found: StatementTable, report: ReportPeriod) -> li
         return periods[header]
 
     rows = []
-    for row in found.table.rows[:SUMMARY_ROWS]:
+    for row in found.table.rows[header_rows(found.table) : SUMMARY_ROWS]:
         label = row_label(row, found.table)
         concept = concept_of(label, found.statement) or concept_of(row.label, found.statement)
         label_boxes = [box for box in row.boxes if box not in {b for cell in row.cells for b in cell.boxes}]

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from indexer.core.errors import NotFoundError, shown
 from indexer.core.models import Line
 from indexer.core.text import ENDS_WITH_PAGE_REF
+from indexer.evidence.statement_content import concepts_on, page_kind
 
 _PART = re.compile(r"^PART\s+(IV|I{1,3})\b(?![,;])[\s.:—–-]*(.*)$", re.I)  # "Part I, Item 1A …" is a reference
 _ITEM = re.compile(r"^ITEM\s*(\d{1,2})([A-C])?\b(?!\s*[,;])\s*[.:—–-]?\s*(.*)$", re.I)  # "Item 7, …": a reference
@@ -25,7 +26,10 @@ _CHAPTER = re.compile(r"^第\s*([一二三四五六七八九十]+)\s*节\s*(.*)$
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
 # A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
-_CONSOLIDATED = r"(?:(?:condensed\s+)?(?:consolidated|combined|group)\s+(?:condensed\s+)?)?"
+_CONSOLIDATED = (
+    r"(?:(?:condensed\s+)?(?:consolidated|combined|group(?:\s+and\s+(?:company|parent(?:\s+company)?))?)\s+"
+    r"(?:condensed\s+)?)?"
+)
 _GROUP_WORD = re.compile(r"consolidated|combined|\bgroup\b|合并|母公司", re.I)
 _AFTER = r"\s*(?:[(（][^)）]{0,40}[)）]\s*)*[.:]?$"
 _STATEMENT_TITLES: list[tuple[str, re.Pattern[str]]] = [
@@ -78,6 +82,7 @@ _REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
     )
 ]  # fmt: skip
 MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS, MAX_REPORT_CHARS = 70, 160, 40, 80
+MENTION_CONCEPTS = 2  # a statement heading over pages printing fewer of its rows than this is a mention
 STATEMENT_GAP = 6  # pages within which the primary statements and their notes follow one another
 CONTENTS_LINES = 3  # a page with this many heading lines that end in page numbers is a contents page
 SECTION_CHARS = 12_000  # characters of text read_section returns per call
@@ -202,6 +207,7 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
             if c.kind != "statement"
             or any(o.key != c.key and abs(o.page - c.page) <= STATEMENT_GAP for o in found if o.kind != "chapter")
         ]  # fmt: skip
+    found = _by_content(pages, found)
     first = next((c.page for c in found if c.kind == "statement"), None)
     seen: set[str] = set()
     kept = []
@@ -213,6 +219,63 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
             seen.add(key)
             kept.append(candidate)
     return kept
+
+
+_CONTENT_KINDS = ("income_statement", "balance_sheet", "cash_flow")
+_CONTENT_TITLE = re.compile(
+    r"statements?\b|balance\s+sheets?|financial\s+position|profit\s+(?:or|and)\s+loss|cash\s+flows?", re.I
+)
+_NOT_PRIMARY = re.compile(r"\bsegments?\b|parent\s+company|company\s+only|condensed\s+financial\s+information", re.I)
+_SHOWN_KIND = {"income_statement": "Income statement", "balance_sheet": "Balance sheet", "cash_flow": "Cash flows"}
+
+
+def _by_content(pages: list[list[Line]], found: list[_Candidate]) -> list[_Candidate]:
+    """Statement headings checked against what the pages print (statement_content), and the statements no heading
+    names found by their rows: a heading of a statement the filing prints elsewhere, over a page without its rows
+    (nor the next), is a mention, not the statement; a statement of comprehensive income printing revenue and net
+    income is the income statement when there is no other; a statement no heading names is the page printing most
+    of its rows (nearest the other statements on a tie), headed by its first title-like line."""
+    concepts = [concepts_on(body) for body in pages]
+    kinds = [page_kind(found) for found in concepts]
+    printed = {kind for kind, _ in kinds if kind}
+
+    def shows(candidate: _Candidate, kind: str) -> bool:
+        near = kinds[candidate.page - 1 : candidate.page + 1]
+        return any(k == kind for k, _ in near)
+
+    def mentions(candidate: _Candidate) -> bool:  # a heading over pages with hardly a row of its statement
+        near = concepts[candidate.page - 1 : candidate.page + 1]
+        return max(len(found.get(candidate.key, ())) for found in near) < MENTION_CONCEPTS
+
+    kept = [c for c in found if not (c.kind == "statement" and c.key in printed and mentions(c))]
+    if not any(c.key == "income_statement" for c in kept):
+        kept = [
+            _Candidate(c.page, c.line, c.title, c.kind, "income_statement", c.rank)
+            if c.key == "comprehensive_income" and shows(c, "income_statement") else c
+            for c in kept
+        ]  # fmt: skip
+    for kind in _CONTENT_KINDS:
+        if kind not in printed or any(c.key == kind for c in kept):
+            continue
+        others = [c.page for c in kept if c.kind == "statement"]
+        pages_of_kind = [
+            n for n, (k, _) in enumerate(kinds, start=1)
+            if k == kind and not any(_NOT_PRIMARY.search(line.text) for line in pages[n - 1][:6])
+        ]  # fmt: skip
+        if not pages_of_kind:
+            continue
+        best = max(pages_of_kind, key=lambda n: (kinds[n - 1][1], -min((abs(n - o) for o in others), default=0), -n))
+        heading = next(
+            (
+                i
+                for i, line in enumerate(pages[best - 1][:6])
+                if _CONTENT_TITLE.search(line.text) and len(line.text) < 100
+            ),
+            None,
+        )
+        title = " ".join(pages[best - 1][heading].text.split()) if heading is not None else _SHOWN_KIND[kind]
+        kept.append(_Candidate(best, heading or 0, title, "statement", kind, (0, 0, 0)))
+    return sorted(kept, key=lambda c: (c.page, c.line))
 
 
 def outline(pages: list[list[Line]]) -> list[Section]:

@@ -1,0 +1,93 @@
+"""A primary statement recognised by what it contains, not by its title: a page whose lines are mostly the rows of
+one statement — revenue, cost of sales, operating income, net income, EPS (or a bank's interest income, an
+insurer's premiums) for the income statement; total assets, liabilities and equity for the balance sheet; operating,
+investing and financing activities for the cash flow statement — each printed with figures.
+
+Titles vary too much to be the only evidence ("Statements of Operations", "Group income statement", a title printed
+as a picture, a running header); the rows a statement must print do not. A row counts once per concept, so a long
+note that repeats "net income" is not an income statement.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from indexer.core.models import Line
+
+_FIGURE = re.compile(r"(?<![\w.])\(?-?[$€£¥]?\s?\d[\d,]*(?:\.\d+)?\)?\s*$")  # a row ends in a figure
+# What each statement prints: concept → the start of its row label (after a note number or a bullet).
+MARKERS: dict[str, dict[str, str]] = {
+    "income_statement": {
+        "revenue": r"(?:total\s+)?(?:net\s+)?(?:operating\s+)?(?:revenues?|sales|turnover)\b",
+        "cost_of_sales": r"cost\s+of\s+(?:sales|revenues?|goods\s+sold|net\s+revenues?)",
+        "gross_profit": r"gross\s+(?:profit|margin)",
+        "operating_income": r"(?:operating\s+(?:income|profit|loss)|(?:income|profit|loss)\s+from\s+operations)",
+        "pretax": r"(?:income|profit|loss|earnings)\s+(?:\(loss\)\s+)?before\s+(?:income\s+)?tax",
+        "tax": r"(?:income\s+tax\s+(?:expense|benefit|provision)|provision\s+for\s+income\s+taxes|income\s+taxes)",
+        "net_income": r"net\s+(?:income|earnings|loss|profit)|(?:profit|loss|\(loss\)|profit/\(loss\))\s+for\s+the\s+"
+        r"(?:year|period)",
+        "eps": r"(?:basic|diluted)\b|(?:basic\s+and\s+diluted\s+)?(?:earnings|loss|income)\s+per\s+(?:common\s+)?share",
+        "interest_income": r"(?:total\s+)?interest\s+income|net\s+interest\s+income",
+        "premiums": r"(?:net\s+)?premiums",
+        "finance": r"finance\s+(?:costs|income)",
+    },
+    "balance_sheet": {
+        "total_assets": r"total\s+assets\b",
+        "current_assets": r"total\s+current\s+assets",
+        "current_liabilities": r"total\s+current\s+liabilities",
+        "liabilities": r"total\s+liabilities\b",
+        "equity": r"total\s+(?:stockholders|shareholders|share\s*owners)?['’]?\s*(?:equity|deficit)|total\s+equity",
+        "retained": r"retained\s+earnings|accumulated\s+(?:deficit|losses)",
+        "capital": r"share\s+capital|common\s+stock|ordinary\s+shares|issued\s+capital",
+        "ppe": r"property,?\s+plant\s+and\s+equipment|property\s+and\s+equipment",
+        "payables": r"(?:trade\s+and\s+other\s+|accounts\s+)payables?",
+    },
+    "cash_flow": {
+        "operating": r".*operating\s+activities",
+        "investing": r".*investing\s+activities",
+        "financing": r".*financing\s+activities",
+        "cash_end": r"cash\s+and\s+cash\s+equivalents,?\s+(?:at\s+)?(?:the\s+)?(?:end|beginning)",
+        "net_change": r"net\s+(?:increase|decrease|change)",
+        "depreciation": r"depreciation",
+    },
+}
+_COMPILED = {
+    kind: {concept: re.compile(rf"^(?:\d{{1,2}}\s+|[•·]\s*)?(?:{p})", re.I) for concept, p in markers.items()}
+    for kind, markers in MARKERS.items()
+}
+# The least a page must print to be a statement's: the concepts of that statement (and the ones it cannot lack).
+ENOUGH = {"income_statement": 3, "balance_sheet": 3, "cash_flow": 2}
+_ACTIVITIES = ("operating", "investing", "financing")
+
+
+def concepts_on(lines: Sequence[Line]) -> dict[str, set[str]]:
+    """Per statement kind, the concepts the page prints as rows with figures."""
+    found: dict[str, set[str]] = {kind: set() for kind in MARKERS}
+    for line in lines:
+        text = " ".join(line.text.split())
+        if not _FIGURE.search(text):
+            continue
+        for kind, markers in _COMPILED.items():
+            found[kind].update(concept for concept, pattern in markers.items() if pattern.match(text))
+    return found
+
+
+def page_kind(found: dict[str, set[str]]) -> tuple[str | None, int]:
+    """The statement a page's rows (``concepts_on``) make it, and how many of that statement's concepts it prints;
+    (None, 0) when no statement has enough. A cash flow statement needs two of its activities; an income statement
+    none (the cash flow statement starts from net income too)."""
+    activities = len(found["cash_flow"] & set(_ACTIVITIES))
+    scores: dict[str, int] = {}
+    for kind, concepts in found.items():
+        if len(concepts) < ENOUGH[kind]:
+            continue
+        if kind == "cash_flow" and activities < 2:
+            continue
+        if kind == "income_statement" and activities:
+            continue
+        scores[kind] = len(concepts)
+    if not scores:
+        return None, 0
+    kind = max(scores, key=lambda k: (scores[k], k == "cash_flow"))
+    return kind, scores[kind]
