@@ -46,6 +46,7 @@ class FinancialsOutcome(NamedTuple):
     rows: list[FinancialRow]
     documents: list[str]  # the documents read
     skipped: int  # documents of the company left unread (over FINANCIAL_DOCUMENTS)
+    missing: list[str]  # what to say of the items that named no row (the others were found)
 
 
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
@@ -208,7 +209,8 @@ class KnowledgeBase:
                 + "; statements are read from headings such as 'CONSOLIDATED BALANCE SHEETS' or 合并利润表 — "
                 "search_reports and get_page read the others"
             )
-        return FinancialsOutcome(select_rows(rows, statement, items, year), read, skipped)
+        chosen, missing = select_rows(rows, statement, items, year)
+        return FinancialsOutcome(chosen, read, skipped, missing)
 
     def section(self, document: str, wanted: str, cursor: str | None = None) -> SectionText:
         """A piece of one section's text (by key such as '7' or '第十节', or words of its title)."""

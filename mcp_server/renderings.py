@@ -221,6 +221,8 @@ def financials_text(result: Financials) -> str:
         key = (row.document, row.statement, row.page)
         concept = f" [{row.concept}]" if row.concept else ""
         shown = f"{row.period or '(no header)'}: {row.value_printed}" + ("" if row.verified else " (unverified)")
+        if row.scale is None:
+            shown += " (no scale printed: not a value in units)"
         if row.xbrl_agrees is False:
             shown += f" (XBRL {row.xbrl_concept} tags {row.xbrl_value})"
         groups.setdefault(key, {}).setdefault(f"{row.label}{concept}", []).append(shown)

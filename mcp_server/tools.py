@@ -64,12 +64,15 @@ def get_financials_tool(
     year: int | None = None,
     limit: int = 200,
 ) -> Financials:
-    rows, documents, skipped = kb.financials(document, company, statement, items, year)
-    notes = []
+    rows, documents, skipped, missing = kb.financials(document, company, statement, items, year)
+    notes = list(missing)
     if skipped:
         notes.append(f"read the {len(documents)} most recent filings; {skipped} more: pass year or document")
     if len(rows) > limit:
         notes.append(f"showing {limit} of {len(rows)} rows: narrow with statement, items or year, or raise limit")
+    unscaled = sum(row.scale is None for row in rows[:limit])
+    if unscaled:
+        notes.append(f"{unscaled} row(s) with no scale printed for them: value null, read the page for the unit")
     unverified = sum(not row.verified for row in rows[:limit])
     if unverified:
         notes.append(f"{unverified} row(s) not verified at their boxes: check them with get_page before quoting")

@@ -274,35 +274,44 @@ def _names(item: str, row: FinancialRow) -> bool:
     return bool(words) and words in normalise_label(row.label)
 
 
+def _missing_item(item: str, statement: str | None, chosen: list[FinancialRow]) -> str:
+    """What to say of an item that names no row: the concepts and labels there are."""
+    present = sorted({r.concept for r in chosen if r.concept})
+    labels = list(dict.fromkeys(r.label for r in chosen if r.concept is None))[:12]
+    return (
+        f"no row for item {shown(item)}"
+        + (f" in the {statement} statement" if statement else "")
+        + f"; concepts found: {', '.join(present) or 'none'}; other labels: "
+        + ("; ".join(shown(label, 40) for label in labels) or "none")
+        + ". Pass a concept or words of a label (English or Chinese)."
+    )
+
+
 def select_rows(
     rows: list[FinancialRow], statement: str | None, items: list[str] | None, year: int | None
-) -> list[FinancialRow]:
-    """The rows of ``statement`` whose concept or label ``items`` name, in fiscal ``year``. An item that names
-    nothing raises :class:`NotFoundError` listing the concepts and labels there are."""
+) -> tuple[list[FinancialRow], list[str]]:
+    """The rows of ``statement`` whose concept or label ``items`` name, in fiscal ``year``, and what to say of the
+    items that name nothing. When no item names a row, :class:`NotFoundError` lists the concepts and labels there
+    are; when some do, the others are only noted (a partial answer, never an error for the whole call)."""
     chosen = [r for r in rows if statement is None or r.statement == statement]
     if not chosen:
         found = ", ".join(dict.fromkeys(r.statement for r in rows))
         raise NotFoundError(f"no {statement} figures found; statements found: {found}")
+    missing: list[str] = []
     if items:
         kept: list[FinancialRow] = []
         for item in items:
             named = concepts_named(item)  # a concept's name or a label its patterns accept; else words of a label
             matching = [r for r in chosen if (r.concept in named if named else _names(item, r))]
             if not matching:
-                present = sorted({r.concept for r in chosen if r.concept})
-                labels = list(dict.fromkeys(r.label for r in chosen if r.concept is None))[:12]
-                raise NotFoundError(
-                    f"no row for item {shown(item)}"
-                    + (f" in the {statement} statement" if statement else "")
-                    + f"; concepts found: {', '.join(present) or 'none'}; other labels: "
-                    + ("; ".join(shown(label, 40) for label in labels) or "none")
-                    + ". Pass a concept or words of a label (English or Chinese)."
-                )
+                missing.append(_missing_item(item, statement, chosen))
             kept.extend(r for r in matching if r not in kept)
+        if not kept:
+            raise NotFoundError(missing[0] if len(missing) == 1 else " | ".join(missing))
         chosen = kept
     if year is not None:
         years = sorted({r.fiscal_year for r in chosen if r.fiscal_year})
         chosen = [r for r in chosen if r.fiscal_year == year]
         if not chosen:
             raise NotFoundError(f"no figure for fiscal year {year}; the statements selected cover {years or 'none'}")
-    return chosen
+    return chosen, missing
