@@ -55,6 +55,9 @@ def read_section_tool(kb: KnowledgeBase, document: str, section: str, cursor: st
     return kb.section(document, section, cursor)
 
 
+SHOWN_MISSING = 3  # items not found that the note spells out (the rest are counted)
+
+
 def get_financials_tool(
     kb: KnowledgeBase,
     document: str | None = None,
@@ -65,7 +68,9 @@ def get_financials_tool(
     limit: int = 200,
 ) -> Financials:
     rows, documents, skipped, missing = kb.financials(document, company, statement, items, year)
-    notes = list(missing)
+    notes = missing[:SHOWN_MISSING] + (
+        [f"{len(missing) - SHOWN_MISSING} more item(s) not found"] if len(missing) > SHOWN_MISSING else []
+    )
     if skipped:
         notes.append(f"read the {len(documents)} most recent filings; {skipped} more: pass year or document")
     if len(rows) > limit:

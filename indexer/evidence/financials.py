@@ -307,7 +307,8 @@ def select_rows(
                 missing.append(_missing_item(item, statement, chosen))
             kept.extend(r for r in matching if r not in kept)
         if not kept:
-            raise NotFoundError(missing[0] if len(missing) == 1 else " | ".join(missing))
+            others = f" ({len(missing) - 1} more item(s) found nothing either)" if len(missing) > 1 else ""
+            raise NotFoundError(missing[0] + others)
         chosen = kept
     if year is not None:
         years = sorted({r.fiscal_year for r in chosen if r.fiscal_year})
