@@ -50,8 +50,9 @@ def _headers(page: Page, report: ReportPeriod, previous: Page | None) -> list[tu
     """Each table's column headers; a table under no period header (a statement continued from the page before)
     takes those of the previous page's last table of its width, as get_financials does."""
     carried: dict[int, tuple[str, ...]] = {}
-    for table in previous.tables if previous is not None else []:
-        carried[len(table.columns)] = table_headers(previous, table, report) if previous is not None else ()
+    if previous is not None:
+        for table in previous.tables:
+            carried[len(table.columns)] = table_headers(previous, table, report)
     out = []
     for table in page.tables:
         columns = table_headers(page, table, report)
