@@ -23,7 +23,8 @@ _SUFFIXES = re.compile(r"\b(?:inc|incorporated|corp|corporation|co|company|ltd|l
 
 
 def _words(name: str) -> set[str]:
-    return set(_SUFFIXES.sub(" ", re.sub(r"[^\w]+", " ", name.lower())).split())
+    plain = re.sub(r"['’]", "", name.lower())  # McDonald's, McDonalds
+    return set(_SUFFIXES.sub(" ", re.sub(r"[^\w]+", " ", plain)).split())
 
 
 def _same(field: str, gold: object, ours: object) -> bool:

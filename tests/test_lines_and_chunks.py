@@ -31,6 +31,23 @@ def test_items_on_one_baseline_form_one_line_left_to_right() -> None:
     assert [s.text for s in lines[0].spans] == ["营业收入", "1,175,301,034.32", "-4.49"]
 
 
+def test_text_set_vertically_is_a_line_of_its_own() -> None:
+    """The geometry of an ASX margin watermark (rotated 270°, 548 points tall) beside two statement rows."""
+    items = [
+        RawItem("Revenue", 30.0, 134.0, 40.0, 11.2),
+        RawItem("14,761,523", 453.7, 134.0, 50.0, 11.2),
+        RawItem("For personal use only", -4.0, 126.0, 67.0, 548.0, rotation=270.0),
+        RawItem("Other income", 30.0, 146.5, 55.0, 11.2),
+        RawItem("1,535,954", 455.0, 146.5, 48.0, 11.2),
+    ]
+    lines = group_lines(items, page=16)
+    assert sorted(line.text for line in lines) == [
+        "For personal use only",
+        "Other income 1,535,954",
+        "Revenue 14,761,523",
+    ]
+
+
 def test_adjacent_items_join_without_a_space() -> None:
     lines = group_lines([RawItem("Net", 10, 10, 20, 10), RawItem("income", 30.5, 10, 40, 10)], page=1)
     assert lines[0].text == "Netincome"

@@ -1,6 +1,7 @@
 import pytest
 
 from indexer.core.fiscal import fiscal_year, period_end
+from indexer.core.models import Box, Line, Page, Span
 from indexer.ingest.metadata import describe, detect_form, detect_period
 from indexer.ingest.parse import PdfParser
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SHARED, SIFANG
@@ -97,11 +98,11 @@ ERC = SHARED / "eval" / "dev" / "en" / "pdfs"
         ("erc_zegona_communications_3696c1b2.pdf", "Zegona Communications plc", "annual report", 2022, "2022-12-31"),
         ("erc_ethernity_networks_e51b7204.pdf", "Ethernity Networks Ltd", "annual report", 2022, "2022-12-31"),
         ("erc_mainstreet_bancshares_53a00624.pdf", "MainStreet Bancshares, Inc.", "annual report", 2022, "2022-12-31"),
-        # its cover prints only "2022 Annual Report": the legal name printed on the most pages, not the file name;
-        # the period end from "For the years ended December 31, 2022 …" over its highlights, in the report's year
+        # its cover prints only "2022 Annual Report": the registrant of the 10-K bound behind it (page 7), not the
+        # file name; the period end from "For the years ended December 31, 2022 …" in the report's year
         (
             "erc_acres_commercial_realty_0279901b.pdf",
-            "ACRES Commercial Realty Corp.",
+            "ACRES COMMERCIAL REALTY CORP.",
             "annual report",
             2022,
             "2022-12-31",
@@ -142,3 +143,62 @@ def test_a_period_end_printed_apart_from_its_words() -> None:
     assert period_end(cover) == "2021-03-31"
     assert period_end("12 weeks ended March 25, 2023") == "2023-03-25"
     assert period_end("For the quarterly period ended\n" + "x" * 200 + " March 31, 2021") is None  # out of reach
+
+
+def _pages(*texts: str) -> list[Page]:
+    """Pages whose lines are the given texts, one line per text line (the layout does not matter to metadata)."""
+    pages = []
+    for number, text in enumerate(texts, start=1):
+        lines = []
+        for index, line in enumerate(text.splitlines()):
+            box = Box(page=number, x0=50, top=50 + 12 * index, x1=400, bottom=60 + 12 * index)
+            lines.append(Line(text=line, box=box, spans=[Span(text=line, box=box)]))
+        pages.append(Page(number=number, width=612, height=792, lines=lines))
+    return pages
+
+
+def test_a_combined_cover_names_its_first_registrant_from_the_row_below_the_column_head() -> None:
+    """Two registrants in one 10-K: "Exact Name of Registrant" heads a column; each registrant is a row."""
+    cover = (
+        "FORM 10-K\nFor the Fiscal Year Ended December 31, 2021\n"
+        "For the transition period from _________ to ___________\n"
+        "Commission Exact Name of Registrant State or Other Jurisdiction of IRS Employer\n"
+        "File Number as Specified In Its Charter Incorporation or Organization Identification Number\n"
+        "1-12609 PG&E CORPORATION California 94-3234914\n"
+        "1-2348 PACIFIC GAS AND ELECTRIC COMPANY California 94-0742640\n"
+        "Indicate by check mark whether the registrant is a well-known seasoned issuer"
+    )
+    described = describe("combined_10k.pdf", _pages(cover))
+    assert (described["company"], described["form"], described["period_end"]) == (
+        "PG&E CORPORATION", "10-K", "2021-12-31",
+    )  # fmt: skip
+
+
+def test_a_cover_line_that_is_no_company_is_never_taken_for_one() -> None:
+    """An exchange, a check-box sentence and a transition-period line sit where a registrant is expected."""
+    cover = (
+        "FORM 10-K\nFor the fiscal year ended December 31, 2022\n"
+        "Chicago Stock Exchange, Inc.\n(Exact name of registrant as specified in its charter)\n"
+    )
+    body = "Acme Widgets Inc. makes widgets.\nAcme Widgets Inc. sells them."
+    described = describe("acme.pdf", _pages(cover, body, body, body))
+    assert described["company"] == "Acme Widgets Inc."
+
+
+def test_a_directory_on_the_cover_gives_way_to_the_company_the_report_is_about() -> None:
+    """An annual report whose first legal names are its auditor and bank (a corporate directory); the company it is
+    about is printed on every page."""
+    cover = "Annual Report\nFor the year ended 30 June 2022\nAuditors BDO Audit Pty Ltd\nNational Australia Bank Limited"
+    body = "Elixir Energy Limited\nDirectors' report\nElixir Energy Limited explores for gas."
+    described = describe("report.pdf", _pages(cover, body, body, body, body))
+    assert (described["company"], described["form"], described["year"], described["period_end"]) == (
+        "Elixir Energy Limited", "annual report", 2022, "2022-06-30",
+    )  # fmt: skip
+
+
+def test_a_report_titled_with_its_year_end_and_a_cover_that_is_all_picture() -> None:
+    pages = _pages("", "abrdn Japan Investment Trust plc\nAnnual Report 31 March 2022\nJapan specialists")
+    described = describe("trust.pdf", pages)
+    assert (described["company"], described["form"], described["year"], described["period_end"]) == (
+        "abrdn Japan Investment Trust plc", "annual report", 2022, "2022-03-31",
+    )  # fmt: skip

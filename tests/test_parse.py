@@ -5,8 +5,13 @@ from pathlib import Path
 import pytest
 
 from indexer.core.errors import DocumentError
+from indexer.ingest.chunk import ChunkSettings
+from indexer.ingest.documents import read_pdf
+from indexer.ingest.metadata import describe
 from indexer.ingest.parse import PdfParser
-from tests.conftest import BESTBUY_10Q, BROKER, SIFANG, text_under
+from tests.conftest import BESTBUY_10Q, BROKER, ROOT, SIFANG, text_under
+
+RECTIFIER = ROOT / "tests" / "pdfs" / "rectifier_2022_annual_report_p1_16-17_19.pdf"
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +59,28 @@ def test_chinese_annual_report_table_row_keeps_its_figures(parser: PdfParser) ->
     page = parser.parse(SIFANG)[4]
     row = next(line for line in page.lines if line.text.startswith("营业收入"))
     assert row.text == "营业收入 1,175,301,034.32 1,230,537,181.80 -4.49 1,008,714,515.86"
+
+
+def test_a_watermark_set_down_the_margin_stays_out_of_the_lines_and_rows(parser: PdfParser) -> None:
+    """An ASX filing carries "For personal use only" rotated down the left margin of every page: its box spans the
+    page's height, and grouped as a horizontal line it had pulled a whole page into one line."""
+    pages = read_pdf(parser, RECTIFIER, None, ChunkSettings())
+    for page in pages:
+        marks = [line for line in page.lines if "personal use" in line.text]
+        assert len(marks) == 1 and marks[0].furniture
+        assert marks[0].box.bottom - marks[0].box.top > 500  # set vertically down the page
+    assert [line.text for line in pages[0].lines if not line.furniture] == [
+        "RECTIFIER TECHNOLOGIES LTD", "ABN: 82 058 010 692", "ANNUAL REPORT", "2022",
+    ]  # fmt: skip
+    revenue = next(row for table in pages[1].tables for row in table.rows if row.label == "Revenue")
+    assert [cell.text for cell in revenue.cells][-2:] == ["14,761,523", "11,841,712"]
+    assert text_under(RECTIFIER, 2, revenue.boxes).replace(" ", "") == "Revenue514,761,52311,841,712"  # note 5
+    assets = next(row for table in pages[2].tables for row in table.rows if row.label == "Total assets")
+    assert [cell.text for cell in assets.cells][-2:] == ["22,929,553", "16,837,579"]
+    described = describe(RECTIFIER.name, pages)
+    assert (described["company"], described["form"], described["period_end"]) == (
+        "Rectifier Technologies Ltd", "annual report", "2022-06-30",
+    )  # fmt: skip
 
 
 def test_zero_byte_file_is_reported(parser: PdfParser, tmp_path: Path) -> None:

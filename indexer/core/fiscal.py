@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -25,7 +26,7 @@ _CN_DATE = re.compile(r"((?:19|20)\d\d)\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*�
 _FISCAL_YEAR_ENDED = re.compile(rf"fiscal\s+year\s+ended\s+{DATE}", re.I)
 _PERIOD_ENDED = re.compile(
     r"(?:fiscal\s+year|quarterly\s+period|period|(?:\d{1,2}|twelve|twenty-four|thirty-six)\s+weeks|three\s+months|"
-    r"quarter|year)\s+ended:?",
+    r"quarter|year)\s+ended:?|\b(?:12|twelve)\s+months\s+(?:ended|to)\b",
     re.I,
 )
 # The date an "ended" names is printed within this many characters (a cover may run a column between them).
@@ -86,12 +87,19 @@ def year_ending(end: str) -> int:
     return day.year - 1 if day.month == 1 and day.day <= EARLY_JANUARY_DAYS else day.year
 
 
+def period_ends(text: str) -> Iterator[str]:
+    """Every date a text prints as the end of a period ("year ended March 31, 2022", "12 months to 31 March 2022"),
+    in order."""
+    for found in _PERIOD_ENDED.finditer(text):
+        if ended := first_date(text[found.end() : found.end() + ENDED_REACH]):
+            yield ended
+
+
 def period_end(text: str) -> str | None:
     """The date the reported period ends, from the cover ("for the fiscal year ended …", "quarterly period ended …",
     2019年年度报告 → 31 December, 半年度报告 → 30 June)."""
-    for found in _PERIOD_ENDED.finditer(text):
-        if ended := first_date(text[found.end() : found.end() + ENDED_REACH]):
-            return ended
+    if ended := next(period_ends(text), None):
+        return ended
     half = _CN_HALF.search(text)
     if half:
         return f"{half.group(1)}-06-30"

@@ -66,19 +66,33 @@ def _in_band(line: Line, page: Page, band: float) -> bool:
     return line.box.top < band * page.height or line.box.bottom > (1 - band) * page.height
 
 
+def _upright(line: Line) -> bool:
+    """Text set vertically: a line far taller than it is wide (lines.py keeps such text on a line of its own)."""
+    return line.box.bottom - line.box.top > 2 * (line.box.x1 - line.box.x0)
+
+
+def _marginal(line: Line, page: Page, band: float) -> bool:
+    """Where furniture is printed: the header and footer bands, or set vertically down a margin (an ASX "For
+    personal use only" watermark)."""
+    return _in_band(line, page, band) or _upright(line)
+
+
 def mark_furniture(pages: list[Page], settings: ChunkSettings) -> list[Page]:
-    """Return pages whose running header/footer and page-number lines have ``furniture=True``."""
+    """Return pages whose running header/footer, page-number and repeated margin-watermark lines have
+    ``furniture=True``."""
     counts: Counter[str] = Counter()
     for page in pages:
-        counts.update({_signature(line.text) for line in page.lines if _in_band(line, page, settings.band)})
+        counts.update({_signature(line.text) for line in page.lines if _marginal(line, page, settings.band)})
     threshold = max(3, int(settings.repeat_share * len(pages)))
     repeated = {sig for sig, count in counts.items() if count >= threshold}
     marked: list[Page] = []
     for page in pages:
         lines = []
         for line in page.lines:
-            in_band = _in_band(line, page, settings.band)
-            furniture = in_band and (_signature(line.text) in repeated or bool(_PAGE_NUMBER.match(line.text.strip())))
+            furniture = (_upright(line) and _signature(line.text) in repeated) or (
+                _in_band(line, page, settings.band)
+                and (_signature(line.text) in repeated or bool(_PAGE_NUMBER.match(line.text.strip())))
+            )
             lines.append(line.model_copy(update={"furniture": furniture}) if furniture != line.furniture else line)
         marked.append(page.model_copy(update={"lines": lines}))
     return marked

@@ -22,6 +22,11 @@ class RawItem:
     y: float
     width: float
     height: float
+    rotation: float = 0.0  # degrees; 90/270 is text set vertically (a margin watermark, a rotated column head)
+
+
+def _vertical(item: RawItem) -> bool:
+    return round(item.rotation) % 180 != 0
 
 
 def _overlap(a_top: float, a_bottom: float, b_top: float, b_bottom: float) -> float:
@@ -41,16 +46,18 @@ def _join(spans: list[Span]) -> str:
     return "".join(parts)
 
 
+def _span(item: RawItem, page: int) -> Span:
+    box = Box(page=page, x0=item.x, top=item.y, x1=item.x + item.width, bottom=item.y + item.height)
+    return Span(text=item.text.strip(), box=box)
+
+
 def group_lines(items: Iterable[RawItem], page: int) -> list[Line]:
-    """Return the page's lines top to bottom, each with its spans left to right and their union box."""
-    spans = [
-        Span(
-            text=item.text.strip(),
-            box=Box(page=page, x0=item.x, top=item.y, x1=item.x + item.width, bottom=item.y + item.height),
-        )
-        for item in items
-        if item.text.strip() and item.width >= 0 and item.height >= 0
-    ]
+    """Return the page's lines top to bottom, each with its spans left to right and their union box.
+
+    Text set vertically (an ASX "For personal use only" watermark down the margin) is a line of its own: its box
+    spans the page's height, and joined to a row it would pull every row below into one line."""
+    kept = [item for item in items if item.text.strip() and item.width >= 0 and item.height >= 0]
+    spans = [_span(item, page) for item in kept if not _vertical(item)]
     spans.sort(key=lambda s: (s.box.top, s.box.x0))
     rows: list[list[Span]] = []
     row_bands: list[tuple[float, float]] = []
@@ -68,6 +75,7 @@ def group_lines(items: Iterable[RawItem], page: int) -> list[Line]:
         if not placed:
             rows.append([span])
             row_bands.append((span.box.top, span.box.bottom))
+    rows.extend([_span(item, page)] for item in kept if _vertical(item))
     lines: list[Line] = []
     for row in rows:
         row.sort(key=lambda s: s.box.x0)

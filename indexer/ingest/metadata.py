@@ -9,7 +9,16 @@ from importlib import resources
 from pathlib import Path
 
 from indexer.core.docmatch import romanised
-from indexer.core.fiscal import DATE, fiscal_year, is_fiscal_year, iso_date, period_end, year_ending
+from indexer.core.fiscal import (
+    DATE,
+    first_date,
+    fiscal_year,
+    is_fiscal_year,
+    iso_date,
+    period_end,
+    period_ends,
+    year_ending,
+)
 from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
 
@@ -32,22 +41,44 @@ _FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
 _EARNINGS = re.compile(
     r"\b(?:reports?|announces?)\b.{0,80}\b(?:quarter|full[- ]year|fiscal)\b.{0,60}\bresults\b", re.I | re.S
 )
+_ANNUAL_FORMS = {"10-K", "20-F", "annual report"}
 _HEADLINE_CHARS = 300  # a release's headline: its first lines
 _FORM_TITLE = re.compile(r"^\s*FORM\s+(10-K|10-Q|20-F)\s*$", re.I | re.M)  # a cover's title line, pages in
 _ANNUAL_REPORT = re.compile(r"\bannual\s+report\b", re.I)
+# A report titled with the date its year ends: "Annual Report 31 March 2022", "Annual Report and Accounts – 31 March
+# 2022".
+_REPORT_DATED = re.compile(
+    r"\bannual\s+report(?:\s+and\s+(?:accounts|financial\s+statements))?\s*[–—:,-]?\s*"
+    r"(?=\d{1,2}\s+[A-Za-z]+\s+\d{4}|[A-Za-z]+\s+\d{1,2},\s+\d{4})",
+    re.I,
+)
 _REPORT_YEAR = re.compile(r"\bannual\s+report\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+annual\s+report\b", re.I)
 # A company as a cover prints it: a line ending in a legal form ("Zegona Communications plc", "MainStreet Bancshares,
 # Inc.").
+_LEGAL_FORM = (
+    r"(?:Inc\.?|INC\.?|Incorporated|INCORPORATED|Corporation|CORPORATION|Corp\.?|CORP\.?|Limited|LIMITED|Ltd\.?|LTD\.?|"
+    r"plc|Plc|PLC|N\.V\.|S\.A\.|AG|SE|LLC|L\.P\.)"
+)
 _LEGAL_NAME = re.compile(
     r"^(?:\d{1,3}\s*\|\s*)?"  # a running header's page number: "02 | Downer EDI Limited"
-    r"([A-Z][\w&.,'’ -]{1,60}?,?\s(?:Inc\.?|Incorporated|Corporation|Corp\.?|Limited|Ltd\.?|plc|PLC|N\.V\.|"
-    r"S\.A\.|AG|SE|LLC|L\.P\.))$",
+    rf"((?:[a-z]\w*\s(?=[A-Z]))?[A-Z][\w&.,'’() -]{{1,60}}?,?\s{_LEGAL_FORM})$",  # a brand set in lower case: "abrdn"
     re.M,
 )
 # A legal name inside running text ("… KP Tissue Inc. ("KPT") holds …"): up to four capitalised words and a legal form.
 _NAMED_INLINE = re.compile(
-    r"\b((?:[A-Z][\w&'’.-]*\s+){1,4}(?:Inc\.|Ltd\.|Limited|plc|PLC|Corp\.|Corporation|N\.V\.|S\.A\.|AG|SE))(?!\w)"
+    r"(?<![\w(])((?:\(?[A-Z][\w&'’.-]*\)?\s+){1,4}"
+    r"(?:Inc\.|INC\.|Ltd\.?|LTD\.?|Limited|LIMITED|plc|Plc|PLC|Corp\.|Corporation|CORPORATION|N\.V\.|S\.A\.|AG|SE))(?!\w)"
 )
+# What a line naming a company is not: a cover's form text, an exchange, a directory entry (auditors, bankers, a share
+# registry, a person).
+_NOT_A_COMPANY = re.compile(
+    r"check\s+mark|registrant|transition\s+period|pursuant|\bexchange\b|securities|commission|"
+    r"\b(?:auditors?|bankers?|transfer\s+agent|share\s+regist(?:ry|er|rar)|registrars?|solicitors?|advisers?|"
+    r"brokers?|trustees?)\b|^(?:mr|ms|mrs|dr)\.?\s|\b(?:ended|for\s+the\s+(?:fiscal\s+)?year)\b",
+    re.I,
+)
+# A combined filing's cover lists its registrants as rows: file number, name, state, IRS number.
+_REGISTRANT_ROW = re.compile(r"^\d{1,3}-\d{3,6}\s+(.+?)\s+(?:[A-Z][a-z]+\s){1,3}?\d{2}-\d{7}$")
 NAMED_MIN_PAGES = 3  # a legal name on fewer pages is a counterparty, an auditor or a subsidiary
 # Small capitals extracted as a capital and the rest of the word: "MGM R ESORTS I NTERNATIONAL".
 _SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")
@@ -65,16 +96,27 @@ def _first_text(pages: list[Page], count: int = 2) -> str:
     return "\n".join(page.text for page in pages[:count])
 
 
+def _printed(pages: list[Page]) -> list[Page]:
+    return [page for page in pages if page.text.strip()]  # a cover that is all picture has no text
+
+
 def _cover(pages: list[Page]) -> str:
-    """The cover's text: the first two pages, or — when they name no form (a shareholders' letter) — the two pages
-    from an SEC form's title page bound within the first ten (a 10-K behind the letter)."""
-    text = _first_text(pages)
+    """The cover's text: the first two pages with text, or — when they name no form (a shareholders' letter) — the
+    two pages from an SEC form's title page bound within the first ten (a 10-K behind the letter)."""
+    text = _first_text(_printed(pages))
     if any(pattern.search(text) for _, pattern in _FORM_RULES) or _ANNUAL_REPORT.search(text):
         return text
-    for index, page in enumerate(pages[:BOUND_COVER_PAGES]):
+    return _sec_cover(pages) or text
+
+
+def _sec_cover(pages: list[Page]) -> str | None:
+    """The two pages from an SEC form's title page ("FORM 10-K") within the first ten pages with text: the
+    registrant and the fiscal year a glossy annual report's bound 10-K prints."""
+    printed = _printed(pages)
+    for index, page in enumerate(printed[:BOUND_COVER_PAGES]):
         if _FORM_TITLE.search(page.text):
-            return _first_text(pages[index:])
-    return text
+            return _first_text(printed[index:])
+    return None
 
 
 def detect_language(pages: list[Page]) -> str | None:
@@ -114,12 +156,18 @@ def detect_form(file_name: str, text: str) -> str | None:
 
 
 def _registrant(text: str) -> str | None:
+    """The name an SEC cover prints above "(Exact name of registrant as specified in its charter)", or — a combined
+    filing's cover, where that is a column head — in the first registrant row below it."""
     lines = [line.strip(" _") for line in text.splitlines()]
     for index, line in enumerate(lines):
         if re.match(r"\(?exact name of registrant", line, re.I):
             for candidate in reversed(lines[max(0, index - 3) : index]):
-                if candidate and not re.search(r"commission file|^\d|number", candidate, re.I):
-                    return candidate
+                if candidate and not re.search(r"^\d|number", candidate, re.I):  # the file number sits between
+                    return None if _NOT_A_COMPANY.search(candidate) else candidate
+        elif re.search(r"exact name of registrant", line, re.I):
+            for below in lines[index + 1 : index + 4]:
+                if row := _REGISTRANT_ROW.match(below):
+                    return row.group(1)
     return None
 
 
@@ -131,8 +179,8 @@ def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
         return named_code.group(1), named_code.group(2)
     if company := _registrant(text):
         return company, None
-    if legal := _LEGAL_NAME.search(text):
-        return legal.group(1).strip(), None
+    if legal := _legal_name(text):
+        return legal, None
     earnings = re.search(r"^([A-Za-z].{2,60}?)\s+(?:reports?|announces?)\b", text, re.I | re.M)
     if earnings and not re.search(r"\bannual$", earnings.group(1), re.I):  # "2022 Annual Report" names no one
         return earnings.group(1).strip(), None
@@ -147,10 +195,23 @@ def detect_company(file_name: str, text: str) -> tuple[str | None, str | None]:
     return _from_file_name(file_name), None
 
 
+def _legal_name(text: str) -> str | None:
+    """The first line that is a company with its legal form ("Rectifier Technologies Ltd"), not a directory entry."""
+    for found in _LEGAL_NAME.finditer(text):
+        if not _NOT_A_COMPANY.search(found.group(1)):
+            return found.group(1).strip()
+    return None
+
+
 def _from_file_name(file_name: str) -> str | None:
     """The last resort: the words of a file name before its year (AAPL_2023_10K → Aapl)."""
     first = re.match(r"([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", Path(file_name).stem)
     return first.group(1).replace("_", " ").title() if first else None
+
+
+def _report_dated(text: str) -> str | None:
+    found = _REPORT_DATED.search(text)
+    return first_date(text[found.end() : found.end() + 30]) if found else None
 
 
 def detect_period(form: str | None, file_name: str, text: str) -> str | None:
@@ -167,13 +228,15 @@ def detect_period(form: str | None, file_name: str, text: str) -> str | None:
     results = re.search(
         r"(first|second|third|fourth)\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{4})", text, re.I
     )
-    if results:
+    if results and form not in _ANNUAL_FORMS:  # an annual report's letter speaks of the coming quarters
         number = ["first", "second", "third", "fourth"].index(results.group(1).lower()) + 1
         return f"Q{number} {results.group(2)}"
     report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
     reported = iso_date(*report_date.groups()[0:3]) if report_date else None
     if reported:
         return reported
+    if dated := _report_dated(text):
+        return f"FY{year_ending(dated)}"
     if report_year := _REPORT_YEAR.search(text):
         return f"FY{report_year.group(1) or report_year.group(2)}"
     annual = re.search(r"(\d{4})\s*年\s*(?:年度报告|年报)", text)
@@ -215,14 +278,38 @@ def detect_foreign_name(text: str) -> str | None:
     return found.group(1).strip() if found else None
 
 
-def _most_named(pages: list[Page]) -> str | None:
-    """The legal name printed on the most pages (at least a few): the company an annual report is about when its
-    cover prints a slogan and its registrant line is nowhere near the front."""
+def _most_named(pages: list[Page]) -> tuple[str, int] | None:
+    """The legal name printed on the most pages (at least a few), as it is most often printed, with that count: the
+    company an annual report is about when its cover prints a slogan or a directory."""
     counts: Counter[str] = Counter()
+    printed: dict[str, Counter[str]] = {}
     for page in pages:
-        counts.update({" ".join(m.split()) for m in _NAMED_INLINE.findall(page.text) if not m.startswith("The ")})
+        names = {" ".join(m.split()) for m in _NAMED_INLINE.findall(page.text) if not m.startswith("The ")}
+        names = {name for name in names if not _NOT_A_COMPANY.search(name)}
+        keys = {name.casefold(): name for name in names}
+        counts.update(keys.keys())
+        for key, name in keys.items():
+            printed.setdefault(key, Counter())[name] += 1
     best = counts.most_common(1)
-    return best[0][0] if best and best[0][1] >= NAMED_MIN_PAGES else None
+    if not best or best[0][1] < NAMED_MIN_PAGES:
+        return None
+    return printed[best[0][0]].most_common(1)[0][0], best[0][1]
+
+
+def _pages_naming(name: str, pages: list[Page]) -> int:
+    wanted = " ".join(name.split()).casefold()
+    return sum(1 for page in pages if wanted in " ".join(page.text.split()).casefold())
+
+
+def _confirmed(company: str | None, pages: list[Page]) -> str | None:
+    """The company read from the cover, unless the filing hardly prints it and prints another legal name on more
+    pages: a cover's directory line (an auditor, a bank) is not whom the filing is about."""
+    most = _most_named(pages)
+    if most is None:
+        return company
+    if company is None or _pages_naming(company, pages) < min(NAMED_MIN_PAGES, most[1]):
+        return most[0]
+    return company
 
 
 def _unsplit(name: str) -> str:
@@ -233,22 +320,25 @@ def _unsplit(name: str) -> str:
 def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     """Metadata fields for :class:`indexer.core.models.DocumentMeta` (title, company, form, period, …)."""
     text = _cover(pages)
-    opening = _first_text(pages, 10)
+    sec = _sec_cover(pages) or text
+    opening = _first_text(pages, FISCAL_PAGES)
     form = detect_form(file_name, text)
-    company, code = detect_company(file_name, text)
+    registrant = _registrant(sec)
+    company, code = (registrant, None) if registrant else detect_company(file_name, text)
     if company is None or company == _from_file_name(file_name):
-        legal = _LEGAL_NAME.search(_first_text(pages, LEGAL_NAME_PAGES))  # a company named a few pages in
-        company = legal.group(1).strip() if legal else company
-    if company is None or company == _from_file_name(file_name):
-        company = _most_named(pages) or company
+        company = _legal_name(_first_text(pages, LEGAL_NAME_PAGES)) or company  # a company named a few pages in
+    if registrant is None and code is None:  # a registrant line, a Chinese report's code and short name are sure
+        company = _confirmed(None if company == _from_file_name(file_name) else company, pages) or company
     company = _unsplit(company) if company else company
     period = detect_period(form, file_name, text)
-    end = period_end(text)
+    if sec is not text and not re.match(r"FY", period or ""):
+        period = detect_period(form, file_name, sec) or period  # the bound 10-K's "fiscal year ended …"
+    end = period_end(text) or _report_dated(text) or period_end(sec)
     if end is None and form == "8-K" and period and re.fullmatch(r"\d{4}-\d{2}-\d{2}", period):
         end = period  # an 8-K reports an event: its date of report
     if end is None and form == "annual report" and (named := period_year(period)):
-        inside = period_end(opening)  # "For the years ended December 31 2022 2021 …" over the highlights
-        end = inside if inside and inside.startswith(str(named)) else None
+        # "For the years ended December 31 2022 2021 …" over the highlights, "12 months to 31 March 2022"
+        end = next((ended for ended in period_ends(opening) if ended.startswith(str(named))), None)
     year = fiscal_year(
         file_name, _first_text(pages, FISCAL_PAGES), end, period_year(period), annual=is_fiscal_year(text)
     )

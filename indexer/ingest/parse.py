@@ -219,7 +219,7 @@ class PdfParser:
 
 def _page(parsed, *, ocr: bool = False) -> Page:  # type: ignore[no-untyped-def]
     """One LiteParse page as a :class:`Page` (lines with boxes, table regions, text-layer verdict)."""
-    items = (RawItem(i.text, i.x, i.y, i.width, i.height) for i in parsed.text_items)
+    items = (RawItem(i.text, i.x, i.y, i.width, i.height, i.rotation or 0.0) for i in parsed.text_items)
     lines = group_lines(items, parsed.page_num)
     chars = sum(len(line.text.replace(" ", "")) for line in lines)
     reasons = set(getattr(parsed.complexity, "reasons", None) or ())
