@@ -25,6 +25,7 @@ from indexer.evidence.financials import (
 from indexer.evidence.outline import Section, SectionText, find_section, outline, section_lines, section_piece
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
+from indexer.evidence.statement_content import likely_pages
 from indexer.evidence.xbrl import attach, facts_of
 from indexer.index.reader import (
     LoadedIndex,
@@ -49,6 +50,9 @@ class FinancialsOutcome(NamedTuple):
     missing: list[str]  # what to say of the items that named no row (the others were found)
 
 
+# The statement kinds of the outline (and statement_content) by get_financials' statement names.
+STATEMENT_KINDS = {"income_statement": "income", "balance_sheet": "balance", "cash_flow": "cash_flow"}
+LIKELY_PAGES_READ = 1_000  # pages scanned, only when a statement was not found, for where it most likely is
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
 
 
@@ -206,11 +210,35 @@ class KnowledgeBase:
             raise NotFoundError(
                 f"no primary statements or key-data tables found in {', '.join(read[:5])}"
                 + (f" and {len(read) - 5} more" if len(read) > 5 else "")
-                + "; statements are read from headings such as 'CONSOLIDATED BALANCE SHEETS' or 合并利润表 — "
-                "search_reports and get_page read the others"
+                + "; statements are read from their headings and rows"
+                + self._likely_statement_pages(read[0], statement)
+                + " — search_reports and get_page read the others"
+            )
+        if statement is not None and statement != "key_data" and not any(r.statement == statement for r in rows):
+            found = ", ".join(dict.fromkeys(r.statement for r in rows))
+            raise NotFoundError(
+                f"no {statement} figures found; statements found: {found}"
+                + self._likely_statement_pages(read[0], statement)
             )
         chosen, missing = select_rows(rows, statement, items, year)
         return FinancialsOutcome(chosen, read, skipped, missing)
+
+    def _likely_statement_pages(self, document: str, statement: str | None) -> str:
+        """Where a statement nothing recognised most likely is: the pages printing the most of its rows (all three
+        statements' when none is named), for the agent to read with get_page; '' when no page prints two."""
+        kinds = [kind for kind, name in STATEMENT_KINDS.items() if statement in (None, name)]
+        if not kinds:
+            return ""
+        meta = self.document(document)
+        pages = (
+            (number, [line for line in self.page(document, number).lines if not line.furniture])
+            for number in range(1, min(meta.pages, LIKELY_PAGES_READ) + 1)
+        )
+        likely = likely_pages(pages, kinds)
+        if not likely:
+            return ""
+        what = f"{statement} rows" if statement else "statement rows"
+        return f"; the pages of {document} printing the most {what}: {', '.join(f'p.{n}' for n in likely)}"
 
     def section(self, document: str, wanted: str, cursor: str | None = None) -> SectionText:
         """A piece of one section's text (by key such as '7' or '第十节', or words of its title)."""

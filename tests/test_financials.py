@@ -11,10 +11,11 @@ from indexer.core.errors import NotFoundError
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.periods import ReportPeriod, column_period
+from indexer.evidence.statement_content import likely_pages
 from indexer.evidence.units import declared_unit
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
-from tests.conftest import BESTBUY_10Q, BROKER, SIFANG, call_tools, text_under
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG, call_tools, text_under
 
 
 def _row(rows: list[FinancialRow], concept: str, period: str) -> FinancialRow:
@@ -110,6 +111,21 @@ def test_bad_requests_say_what_exists(samples_index: LoadedIndex) -> None:
         kb.financials(BESTBUY_10Q.name, statement="income", year=2031)
     with pytest.raises(NotFoundError, match="unknown document"):
         kb.financials("NOPE.pdf")
+
+
+def test_the_pages_most_likely_to_hold_a_statement_are_those_printing_most_of_its_rows(
+    samples_index: LoadedIndex,
+) -> None:
+    """What a "not found" names instead of nothing: pages ranked by how many of a statement's concepts they print
+    as rows with figures (the Best Buy 10-Q's statements are on pages 3, 4 and 6; MD&A tables follow)."""
+    kb = KnowledgeBase(samples_index)
+    pages = [(n, kb.page(BESTBUY_10Q.name, n).lines) for n in range(1, 31)]
+    assert likely_pages(pages, ["balance_sheet"]) == [3]
+    assert likely_pages(pages, ["income_statement"])[0] == 4
+    assert likely_pages(pages, ["cash_flow"])[0] == 6
+    assert likely_pages([(n, kb.page(MGM.name, n).lines) for n in range(1, 16)], ["cash_flow"]) == []
+    with pytest.raises(NotFoundError, match=r"^no cash_flow figures found; statements found: income, balance$"):
+        kb.financials(MGM.name, statement="cash_flow")  # no page prints its rows: nothing to point at
 
 
 def test_several_items_answer_with_what_was_found_and_name_what_was_not(samples_index: LoadedIndex) -> None:

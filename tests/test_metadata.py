@@ -188,7 +188,7 @@ def test_a_cover_line_that_is_no_company_is_never_taken_for_one() -> None:
 def test_a_directory_on_the_cover_gives_way_to_the_company_the_report_is_about() -> None:
     """An annual report whose first legal names are its auditor and bank (a corporate directory); the company it is
     about is printed on every page."""
-    cover = "Annual Report\nFor the year ended 30 June 2022\nAuditors BDO Audit Pty Ltd\nNational Australia Bank Limited"
+    cover = "Annual Report\nFor the year ended 30 June 2022\nAuditors BDO Audit Pty Ltd\nBankers Westpac Banking Ltd"
     body = "Elixir Energy Limited\nDirectors' report\nElixir Energy Limited explores for gas."
     described = describe("report.pdf", _pages(cover, body, body, body, body))
     assert (described["company"], described["form"], described["year"], described["period_end"]) == (

@@ -11,7 +11,7 @@ note that repeats "net income" is not an income statement.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from indexer.core.models import Line
 
@@ -58,6 +58,7 @@ _COMPILED = {
 }
 # The least a page must print to be a statement's: the concepts of that statement (and the ones it cannot lack).
 ENOUGH = {"income_statement": 3, "balance_sheet": 3, "cash_flow": 2}
+LIKELY_CONCEPTS = 2  # a page named as likely to hold a statement prints at least this many of its concepts
 _ACTIVITIES = ("operating", "investing", "financing")
 
 
@@ -91,3 +92,15 @@ def page_kind(found: dict[str, set[str]]) -> tuple[str | None, int]:
         return None, 0
     kind = max(scores, key=lambda k: (scores[k], k == "cash_flow"))
     return kind, scores[kind]
+
+
+def likely_pages(pages: Iterable[tuple[int, Sequence[Line]]], kinds: Sequence[str], limit: int = 3) -> list[int]:
+    """The pages printing the most concepts of the ``kinds`` of statement as rows with figures (at least two), best
+    first: where a statement no heading or threshold found most likely is."""
+    scored = []
+    for number, lines in pages:
+        found = concepts_on(lines)
+        count = max(len(found[kind]) for kind in kinds)
+        if count >= LIKELY_CONCEPTS:
+            scored.append((-count, number))
+    return [number for _, number in sorted(scored)[:limit]]
