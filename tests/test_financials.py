@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from indexer.core.errors import NotFoundError
+from indexer.core.models import Box, Cell, Page, Table, TableRow
+from indexer.evidence.columns import table_headers
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.periods import ReportPeriod, column_period
@@ -257,3 +259,37 @@ def test_a_company_wide_call_reads_the_most_recent_filings_within_a_bound(
     assert {row.document for row in outcome.rows} == {BESTBUY_10Q.name}
     for_2019 = KnowledgeBase(samples_index).financials(items=["revenue"], year=2019)  # filings of 2019-2021 only
     assert for_2019.documents == [SIFANG.name] and for_2019.skipped == 0
+
+
+def _table(columns: list[str], rows: list[tuple[str, dict[int, str]]]) -> Table:
+    box = Box(page=1, x0=0, top=0, x1=1, bottom=1)
+    made = [
+        TableRow(
+            label=label,
+            cells=[Cell(column=c, header=columns[c], text=t, boxes=[box]) for c, t in cells.items()],
+            boxes=[box],
+        )
+        for label, cells in rows
+    ]
+    return Table(page=1, box=box, columns=columns, rows=made)
+
+
+def test_header_rows_that_a_title_or_a_label_stands_over() -> None:
+    """Two 10-K layouts: a title naming all three years centred over the first column ('For the Years Ended May 31,
+    2021, 2020 and 2019') above a row of years; a row of years whose label swallowed the first one ('In millions
+    Years ended December 31, 2022' over '2021 | 2020')."""
+    page = Page(number=1, width=612, height=792, lines=[])
+    oracle = _table(
+        ["STATEMENTS OF OPERATIONS For the Years Ended May 31, 2021, 2020 and 2019", "Year Ended May 31,", ""],
+        [("(in millions)", {0: "2021", 1: "2020", 2: "2019"}), ("Total revenues", {0: "40,479", 1: "39,068"})],
+    )
+    report = ReportPeriod("2021-05-31", 2021)
+    headers = table_headers(page, oracle, report)
+    assert [column_period(h, report).end for h in headers] == ["2021-05-31", "2020-05-31", "2019-05-31"]  # type: ignore[union-attr]
+    mcdonalds = _table(
+        ["", "", ""],
+        [("In millions Years ended December 31, 2022", {1: "2021", 2: "2020"}), ("Revenues", {0: "8,748.4"})],
+    )
+    report = ReportPeriod("2022-12-31", 2022)
+    headers = table_headers(page, mcdonalds, report)
+    assert [column_period(h, report).end for h in headers] == ["2022-12-31", "2021-12-31", "2020-12-31"]  # type: ignore[union-attr]

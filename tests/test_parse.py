@@ -11,7 +11,7 @@ from indexer.ingest.metadata import describe
 from indexer.ingest.parse import PdfParser
 from tests.conftest import BESTBUY_10Q, BROKER, ROOT, SIFANG, text_under
 
-RECTIFIER = ROOT / "tests" / "pdfs" / "rectifier_2022_annual_report_p1_16-17_19.pdf"
+WATERMARKED = ROOT / "tests" / "pdfs" / "watermark_statement.pdf"  # made for the tests: src/watermark_statement.html
 
 
 @pytest.fixture(scope="module")
@@ -62,24 +62,25 @@ def test_chinese_annual_report_table_row_keeps_its_figures(parser: PdfParser) ->
 
 
 def test_a_watermark_set_down_the_margin_stays_out_of_the_lines_and_rows(parser: PdfParser) -> None:
-    """An ASX filing carries "For personal use only" rotated down the left margin of every page: its box spans the
-    page's height, and grouped as a horizontal line it had pulled a whole page into one line."""
-    pages = read_pdf(parser, RECTIFIER, None, ChunkSettings())
+    """An ASX filing carries "For personal use only" rotated down the left margin of every page: its box spans most
+    of the page's height, and grouped as a horizontal line it pulled every line beside it into one."""
+    pages = read_pdf(parser, WATERMARKED, None, ChunkSettings())
+    marks_of = lambda page: [line for line in page.lines if "personal use" in line.text]  # noqa: E731
     for page in pages:
-        marks = [line for line in page.lines if "personal use" in line.text]
+        marks = marks_of(page)
         assert len(marks) == 1 and marks[0].furniture
-        assert marks[0].box.bottom - marks[0].box.top > 500  # set vertically down the page
-    assert [line.text for line in pages[0].lines if not line.furniture] == [
-        "RECTIFIER TECHNOLOGIES LTD", "ABN: 82 058 010 692", "ANNUAL REPORT", "2022",
+        assert marks[0].box.bottom - marks[0].box.top > 250  # set vertically down the page
+    assert [line.text for line in pages[0].lines if line not in marks_of(pages[0])] == [
+        "WATTLE GRID TECHNOLOGIES LTD", "ABN: 12 345 678 901", "ANNUAL REPORT", "2024",
     ]  # fmt: skip
     revenue = next(row for table in pages[1].tables for row in table.rows if row.label == "Revenue")
-    assert [cell.text for cell in revenue.cells][-2:] == ["14,761,523", "11,841,712"]
-    assert text_under(RECTIFIER, 2, revenue.boxes).replace(" ", "") == "Revenue514,761,52311,841,712"  # note 5
+    assert [cell.text for cell in revenue.cells][-2:] == ["12,480,310", "10,912,044"]
+    assert text_under(WATERMARKED, 2, revenue.boxes).replace(" ", "") == "Revenue412,480,31010,912,044"  # note 4
     assets = next(row for table in pages[2].tables for row in table.rows if row.label == "Total assets")
-    assert [cell.text for cell in assets.cells][-2:] == ["22,929,553", "16,837,579"]
-    described = describe(RECTIFIER.name, pages)
+    assert [cell.text for cell in assets.cells][-2:] == ["14,125,645", "12,239,905"]
+    described = describe(WATERMARKED.name, pages)
     assert (described["company"], described["form"], described["period_end"]) == (
-        "Rectifier Technologies Ltd", "annual report", "2022-06-30",
+        "WATTLE GRID TECHNOLOGIES LTD", "annual report", "2024-06-30",
     )  # fmt: skip
 
 

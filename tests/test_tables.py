@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from indexer.core.figures import is_value, parse_value
-from indexer.core.models import Box, Line, Page, Span, Table
+from indexer.core.models import Box, Line, Page, Span, Table, TableRegion
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
@@ -169,3 +169,42 @@ def test_figures_merged_into_a_label_run_are_split_off() -> None:
     label = "Issued and outstanding - 217.9 million and 218.1 million shares, respectively"
     kept = split_line(Line(text="", box=box, spans=[Span(text=label, box=box)]))
     assert [s.text for s in kept.label] == [label] and not kept.values
+
+
+def _printed(page: int, rows: list[tuple[float, list[tuple[str, float, float]]]]) -> list[Line]:
+    """Lines as a parser gives them: (top, [(text, x0, x1), …]) with 10-point-high spans."""
+    lines = []
+    for top, spans in rows:
+        made = [Span(text=t, box=Box(page=page, x0=x0, top=top, x1=x1, bottom=top + 10)) for t, x0, x1 in spans]
+        box = Box(page=page, x0=made[0].box.x0, top=top, x1=made[-1].box.x1, bottom=top + 10)
+        lines.append(Line(text=" ".join(t for t, _, _ in spans), box=box, spans=made))
+    return lines
+
+
+def test_a_statement_as_printed_negative_figures_one_header_piece_and_a_group_label() -> None:
+    """The geometry of a Canadian income statement (figures aligned on their digits, so a negative "(150,847)" hangs
+    its parenthesis past the right edge of the parser's table block; both dates printed as one text piece over the
+    two columns; a group label evenly between two rows of one parser band)."""
+    lines = _printed(44, [
+        (138, [("Note", 334, 354), ("December 31, 2022 December 31, 2021", 385, 551)]),
+        (195, [("Revenue", 59, 93), ("18", 340, 350), ("176,935", 436, 462), ("125,076", 521, 548)]),
+        (210, [("Cost of sales", 59, 110), ("(150,847)", 432, 466), ("(107,465)", 517, 552)]),
+        (224, [("Gross profit", 59, 106), ("26,088", 435, 462), ("17,611", 521, 548)]),
+        (238, [("Operating expenses", 59, 138)]),
+        (252, [("Administration expenses", 59, 150), ("(8,900)", 436, 466), ("(7,462)", 521, 552)]),
+        (266, [("Sales and marketing expenses", 59, 170), ("(3,807)", 436, 466), ("(3,463)", 521, 552)]),
+    ])  # fmt: skip
+    block = TableRegion(box=Box(page=44, x0=55, top=135, x1=548.5, bottom=277), row_bands=((163, 220), (220, 277)))
+    tables = find_tables(Page(number=44, width=612, height=792, lines=lines), [block])
+    assert len(tables) == 1
+    table = tables[0]
+    assert table.columns[-2:] == ["December 31, 2022", "December 31, 2021"]
+    by_label = {row.label: row for row in table.rows}
+    assert list(by_label) == [
+        "Revenue", "Cost of sales", "Gross profit", "Administration expenses", "Sales and marketing expenses",
+    ]  # fmt: skip
+    assert [(c.header, c.text) for c in by_label["Cost of sales"].cells] == [
+        ("December 31, 2022", "(150,847)"), ("December 31, 2021", "(107,465)"),
+    ]  # fmt: skip
+    assert by_label["Administration expenses"].group == "Operating expenses"
+    assert by_label["Gross profit"].group is None

@@ -84,14 +84,34 @@ def header_rows(table: Table) -> int:
     return count if years else 0
 
 
+_TRAILING_YEARS = re.compile(r"(?:\s(?:19|20)\d\d)+$")
+_YEARS = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
 def _header_row_text(table: Table, rows: int, column: int) -> str:
+    """The years a column's header rows print over it. A header row whose label swallowed the first years ("Years
+    ended December 31, 2022" read as the label of a row '2021 | 2020') gives them to its columns without a cell, in
+    order."""
     parts = []
     for row in table.rows[:rows]:
         for cell in row.cells:
             if cell.column == column:
                 year = _YEAR_CELL.match(cell.text.strip())
                 parts.append(year.group(1) if year else cell.text.strip())
+        have = {cell.column for cell in row.cells}
+        without = [c for c in range(min(have, default=0)) if c not in have]
+        trailing = _TRAILING_YEARS.search(row.label)
+        if column in without and trailing and len(trailing.group(0).split()) == len(without):
+            parts.append(trailing.group(0).split()[without.index(column)])
     return " ".join(parts)
+
+
+def _with_row_years(header: str, years: str) -> str:
+    """A header over a header row's year: joined ('May 31,' over '2021'); a title naming several years above it
+    ('For the Years Ended May 31, 2021, 2020 and 2019') says nothing of one column: the year alone."""
+    if len(set(_YEARS.findall(header))) > 1 and years:
+        return years
+    return f"{header} {years}".strip()
 
 
 def table_headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, ...]:
@@ -102,7 +122,7 @@ def table_headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, 
         return columns
     if rows := header_rows(table):
         joined = tuple(
-            f"{header} {_header_row_text(table, rows, i)}".strip() if not column_period(header, report) else header
+            header if column_period(header, report) else _with_row_years(header, _header_row_text(table, rows, i))
             for i, header in enumerate(columns)
         )
         if any(column_period(header, report) for header in joined):

@@ -31,6 +31,18 @@ _LOWER_START = re.compile(r"^\s*[a-z]")
 # Header lines looked at above a table's first row, and how far above them a title may be.
 HEADER_LINES = 4
 TITLE_REACH = 40.0
+_MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+# One column's period in a header: "December 31, 2022", "31 March 2022", "2022" (a footnote mark may follow).
+_HEADER_PERIOD = re.compile(
+    rf"(?:{_MONTHS}\s+\d{{1,2}},?\s+|\d{{1,2}}\s+{_MONTHS},?\s+)?(?:19|20)\d\d(?:\s*\(\w\))?", re.I
+)
+# How far a line may reach past the right edge of the parser's table block: figures are aligned on their digits, so a
+# negative "(14,259)" hangs its closing parenthesis outside the block that its column's positive figures bound.
+HANGING_PT = 6.0
+EVEN_GAP_PT = 1.0  # a label-only line this evenly spaced between two rows of a band is a row of its own
 # Two value spans share a column when they overlap by this share of the narrower one.
 COLUMN_OVERLAP = 0.3
 
@@ -97,10 +109,23 @@ def _header_texts(lines: list[Line], columns: list[tuple[float, float]]) -> list
             over = [i for i, (c0, c1) in enumerate(extents) if min(span.box.x1, c1) - max(span.box.x0, c0) > 0]
             if not over:
                 over = [_column_of(span.box.x0, span.box.x1, columns)]
-            for i in over:
-                parts[i].append((span.box.top, span.box.x0, span.text.strip()))
+            texts = _periods_apart(span.text, len(over)) or [span.text.strip()] * len(over)
+            for i, text in zip(over, texts, strict=True):
+                parts[i].append((span.box.top, span.box.x0, text))
                 extents[i] = [min(extents[i][0], span.box.x0), max(extents[i][1], span.box.x1)]
     return [join_text([text for _, _, text in sorted(p)]) for p in parts]
+
+
+def _periods_apart(text: str, columns: int) -> list[str] | None:
+    """A header printed as one text piece over several columns that is one period per column ("December 31, 2022
+    December 31, 2021" over two): the periods, left to right; None when it is not (a "Three Months Ended" over two
+    date columns belongs to both)."""
+    if columns < 2:
+        return None
+    periods = [found.group(0) for found in _HEADER_PERIOD.finditer(text)]
+    if len(periods) != columns or _HEADER_PERIOD.sub("", text).strip(" ,"):
+        return None
+    return periods
 
 
 def _over_columns(line: Line, columns: list[tuple[float, float]]) -> bool:
@@ -145,7 +170,7 @@ def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, LineSplit]
             if i not in taken
             and block.top - 1 <= (line.box.top + line.box.bottom) / 2 <= block.bottom + 1
             and line.box.x0 >= block.x0 - 2
-            and line.box.x1 <= block.x1 + 2
+            and line.box.x1 <= block.x1 + HANGING_PT
         ]
         if inside:
             taken.update(inside)
@@ -224,13 +249,11 @@ def _continues(above: LineSplit) -> bool:
     return opened or bool(_CONTINUED.search(text))
 
 
-def _wrapped_bands(lines: list[Line], splits: dict[int, LineSplit]) -> list[tuple[float, float]]:
-    """One band per row of an unmarked run. A label-only line finishes the label above it when that one is left open
-    ('投资收益（损失以"－"号填' / '列）'), starts the label of the value line below when it is left open itself or
+def _label_rows(lines: list[Line], splits: dict[int, LineSplit]) -> list[list[Line]]:
+    """Lines top to bottom grouped into rows. A label-only line finishes the label above it when that one is left
+    open ('投资收益（损失以"－"号填' / '列）'), starts the label of the value line below when it is left open itself or
     that line goes on in lower case ('Net cash provided by' / 'operating activities  1,234'), and is a row of its
     own otherwise (an item printed without figures, a group label such as 'Current assets:')."""
-    if all(splits[id(line)].values for line in lines):
-        return []
     rows: list[list[Line]] = []
     pending: list[Line] = []
     for index, line in enumerate(lines):
@@ -248,6 +271,14 @@ def _wrapped_bands(lines: list[Line], splits: dict[int, LineSplit]) -> list[tupl
             pending = []
     if pending:
         rows.append(pending)
+    return rows
+
+
+def _wrapped_bands(lines: list[Line], splits: dict[int, LineSplit]) -> list[tuple[float, float]]:
+    """One band per row of an unmarked run (rows as :func:`_label_rows` groups them)."""
+    if all(splits[id(line)].values for line in lines):
+        return []
+    rows = _label_rows(lines, splits)
     return [(min(x.box.top for x in row), max(x.box.bottom for x in row)) for row in rows]
 
 
@@ -271,13 +302,36 @@ def _rows_of(region: _Region, splits: dict[int, LineSplit]) -> list[list[Line]]:
         if len(valued) <= 1:
             rows.append(group)
             continue
-        pieces: dict[int, list[Line]] = {id(v): [v] for v in valued}
-        for line in group:
-            if line not in valued:
-                nearest = min(valued, key=lambda v: abs(v.box.top - line.box.top))
-                pieces[id(nearest)].append(line)
-        rows.extend(sorted(pieces[id(v)], key=lambda ln: ln.box.top) for v in valued)
+        rows.extend(_band_rows(group, valued, splits))
     return rows
+
+
+def _band_rows(group: list[Line], valued: list[Line], splits: dict[int, LineSplit]) -> list[list[Line]]:
+    """A parser band holding several rows with figures, split into them. A label-only line goes with the row it is
+    printed closest to (a label wrapped around a figure centred in a tall cell overlaps it), with the row above when
+    that one's label is left open or it goes on in lower case, with the row below when it is left open itself — and
+    is a row of its own where it stands evenly between two rows (a group label: 'Operating expenses')."""
+    pieces: dict[int, list[Line]] = {id(v): [v] for v in valued}
+    own: list[list[Line]] = []
+    for line in group:
+        if line in valued:
+            continue
+        above = max((v for v in valued if v.box.top < line.box.top), key=lambda v: v.box.top, default=None)
+        below = min((v for v in valued if v.box.top > line.box.top), key=lambda v: v.box.top, default=None)
+        gap_above = line.box.top - above.box.bottom if above is not None else None
+        gap_below = below.box.top - line.box.bottom if below is not None else None
+        if below is not None and _continues(splits[id(line)]):
+            target = below
+        elif above is not None and (_continues(splits[id(above)]) or _LOWER_START.match(line.text)):
+            target = above
+        elif gap_above is not None and gap_below is not None and abs(gap_above - gap_below) < EVEN_GAP_PT:
+            own.append([line])
+            continue
+        else:
+            target = min((v for v in (above, below) if v is not None), key=lambda v: abs(v.box.top - line.box.top))
+        pieces[id(target)].append(line)
+    rows = [sorted(pieces[id(v)], key=lambda ln: ln.box.top) for v in valued] + own
+    return sorted(rows, key=lambda row: row[0].box.top)
 
 
 def _above(page: Page, first: Line, limit: int) -> list[Line]:
