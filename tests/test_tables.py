@@ -208,3 +208,17 @@ def test_a_statement_as_printed_negative_figures_one_header_piece_and_a_group_la
     ]  # fmt: skip
     assert by_label["Administration expenses"].group == "Operating expenses"
     assert by_label["Gross profit"].group is None
+
+
+def test_a_label_printed_level_with_a_row_of_figures_in_a_band_of_several_rows() -> None:
+    """A label-only line whose top is level with a row's (a side note beside it) goes with that row, not the one
+    above; level with the only rows of a band, it once had nowhere to go and stopped the build."""
+    lines = _printed(9, [
+        (100, [("Revenue", 59, 93), ("1,000", 436, 462), ("900", 530, 548)]),
+        (114, [("Cost of sales", 59, 110), ("(600)", 436, 466), ("(500)", 525, 552)]),
+        (128, [("Gross profit", 59, 106), ("400", 445, 462), ("400", 530, 548)]),
+        (128, [("see note 4", 200, 240)]),
+    ])  # fmt: skip
+    block = TableRegion(box=Box(page=9, x0=55, top=98, x1=548.5, bottom=140), row_bands=((98, 140),))
+    tables = find_tables(Page(number=9, width=612, height=792, lines=lines), [block])
+    assert [row.label for row in tables[0].rows] == ["Revenue", "Cost of sales", "Gross profit see note 4"]

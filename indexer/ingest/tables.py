@@ -9,6 +9,7 @@ above two date columns belongs to both). Runs of value lines the parser did not 
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -19,6 +20,8 @@ from indexer.core.models import Box, Cell, Line, Page, Span, Table, TableRegion,
 from indexer.core.text import CJK_RANGE, FULLWIDTH_RANGE
 from indexer.core.tokenize import normalize_text
 from indexer.ingest.table_lines import LineSplit, split_line
+
+logger = logging.getLogger(__name__)
 
 _TOTAL = re.compile(r"^\s*(?:total|合计|总计|小计)", re.I)
 # A unit or currency note ("单位：元", "币种：人民币", "(in millions)") printed above a table is not a column header.
@@ -316,7 +319,7 @@ def _band_rows(group: list[Line], valued: list[Line], splits: dict[int, LineSpli
     for line in group:
         if line in valued:
             continue
-        above = max((v for v in valued if v.box.top < line.box.top), key=lambda v: v.box.top, default=None)
+        above = max((v for v in valued if v.box.top <= line.box.top), key=lambda v: v.box.top, default=None)
         below = min((v for v in valued if v.box.top > line.box.top), key=lambda v: v.box.top, default=None)
         gap_above = line.box.top - above.box.bottom if above is not None else None
         gap_below = below.box.top - line.box.bottom if below is not None else None
@@ -486,9 +489,19 @@ def check_totals(table: Table) -> TotalsCheck:
 def with_tables(pages: list[Page]) -> list[Page]:
     """The pages with their tables found (after furniture is marked, so no running header joins a table)."""
     return [
-        page.model_copy(update={"tables": find_tables(page)}) if page.has_text and not page.unreadable else page
+        page.model_copy(update={"tables": _tables_of(page)}) if page.has_text and not page.unreadable else page
         for page in pages
     ]
+
+
+def _tables_of(page: Page) -> list[Table]:
+    """A page's tables; a layout the table reader fails on costs that page its tables (its text stays searchable),
+    logged, never the document or the build."""
+    try:
+        return find_tables(page)
+    except (ValueError, IndexError, KeyError, ZeroDivisionError) as error:
+        logger.warning("page %d: tables not read (%s: %s)", page.number, type(error).__name__, error)
+        return []
 
 
 def row_text(table: Table, row: TableRow) -> str:
