@@ -222,3 +222,26 @@ def test_a_label_printed_level_with_a_row_of_figures_in_a_band_of_several_rows()
     block = TableRegion(box=Box(page=9, x0=55, top=98, x1=548.5, bottom=140), row_bands=((98, 140),))
     tables = find_tables(Page(number=9, width=612, height=792, lines=lines), [block])
     assert [row.label for row in tables[0].rows] == ["Revenue", "Cost of sales", "Gross profit see note 4"]
+
+
+def test_years_over_currencies_boxed_apart_still_head_the_table_below() -> None:
+    """A 20-F balance sheet: the parser boxes 'As of December 31,' / '2021 2022 2022' / 'RMB RMB US$' apart from the
+    table, and 'RMB', centred over a narrower column of figures, starts left of them."""
+    lines = _printed(203, [
+        (98, [("As of December 31,", 435, 490)]),
+        (110, [("2021", 399, 412), ("2022", 457, 470), ("2022", 514, 528)]),
+        (122, [("RMB", 398, 413), ("RMB", 455, 471), ("US$", 520, 535)]),
+        (133, [("ASSETS", 49, 75)]),
+        (148, [("Cash and cash equivalents", 55, 126), ("217,901", 405, 427), ("249,728", 463, 485),
+               ("36,207", 524, 543)]),
+        (156, [("Restricted cash", 55, 100), ("1,468", 412, 427), ("1,482", 470, 485), ("215", 530, 543)]),
+    ])  # fmt: skip
+    blocks = [
+        TableRegion(box=Box(page=203, x0=398, top=110, x1=541, bottom=132), row_bands=((110, 121), (121, 132))),
+        TableRegion(box=Box(page=203, x0=49, top=133, x1=545, bottom=170), row_bands=()),
+    ]
+    tables = find_tables(Page(number=203, width=612, height=792, lines=lines), blocks)
+    assert len(tables) == 1
+    assert [(c.header, c.text) for c in tables[0].rows[0].cells] == [
+        ("2021 RMB", "217,901"), ("As of December 31, 2022 RMB", "249,728"), ("2022 US$", "36,207"),
+    ]  # fmt: skip

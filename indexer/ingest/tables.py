@@ -45,7 +45,10 @@ _HEADER_PERIOD = re.compile(
 # How far a line may reach past the right edge of the parser's table block: figures are aligned on their digits, so a
 # negative "(14,259)" hangs its closing parenthesis outside the block that its column's positive figures bound.
 HANGING_PT = 6.0
-EVEN_GAP_PT = 1.0  # a label-only line this evenly spaced between two rows of a band is a row of its own
+EVEN_GAP_PT = 1.0
+# How far left of its column's figures a header may start ('RMB' centred over a narrower column of figures); a title
+# or a group label that runs from the label column into the figures starts much further left.
+HEADER_OVERHANG_PT = 12.0  # a label-only line this evenly spaced between two rows of a band is a row of its own
 # Two value spans share a column when they overlap by this share of the narrower one.
 COLUMN_OVERLAP = 0.3
 
@@ -137,7 +140,7 @@ def _over_columns(line: Line, columns: list[tuple[float, float]]) -> bool:
     if not columns:
         return False
     edge = columns[0][0] - 4.0
-    crosses = any(span.box.x0 < edge < span.box.x1 for span in line.spans)
+    crosses = any(span.box.x0 < edge - HEADER_OVERHANG_PT < edge < span.box.x1 for span in line.spans)
     return not crosses and any(span.box.x1 > edge for span in line.spans)
 
 
@@ -369,8 +372,16 @@ def _cells(valued: list[LineSplit], columns: list[tuple[float, float]], headers:
     ]
 
 
+def _figure_lines(region: _Region, splits: dict[int, LineSplit]) -> list[LineSplit]:
+    return [s for s in (splits[id(line)] for line in region.lines) if s.values and not s.header_like]
+
+
+def _can_be_table(region: _Region, splits: dict[int, LineSplit]) -> bool:
+    return len(_figure_lines(region, splits)) >= 2
+
+
 def _make_table(page: Page, region: _Region, used: set[int], splits: dict[int, LineSplit]) -> Table | None:
-    value_splits = [s for s in (splits[id(line)] for line in region.lines) if s.values and not s.header_like]
+    value_splits = _figure_lines(region, splits)
     if len(value_splits) < 2:
         return None
     columns = _columns(value_splits)
@@ -444,7 +455,9 @@ def find_tables(page: Page, parsed: list[TableRegion] | None = None) -> list[Tab
     parsed = page.regions if parsed is None else parsed
     splits = {id(line): split_line(line) for line in page.lines}  # each line cut once, used everywhere below
     regions = _regions(page, parsed, splits)
-    used = {id(line) for region in regions for line in region.lines}
+    # lines of a region that can be a table are not another table's headers; a block of header lines alone (years
+    # over currencies, which the parser boxed apart) is free to head the table below it
+    used = {id(line) for region in regions if _can_be_table(region, splits) for line in region.lines}
     tables = []
     for region in regions:
         table = _make_table(page, region, used, splits)
