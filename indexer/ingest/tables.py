@@ -45,10 +45,10 @@ _HEADER_PERIOD = re.compile(
 # How far a line may reach past the right edge of the parser's table block: figures are aligned on their digits, so a
 # negative "(14,259)" hangs its closing parenthesis outside the block that its column's positive figures bound.
 HANGING_PT = 6.0
-EVEN_GAP_PT = 1.0
+EVEN_GAP_PT = 1.0  # a label-only line this evenly spaced between two rows of a band is a row of its own
 # How far left of its column's figures a header may start ('RMB' centred over a narrower column of figures); a title
 # or a group label that runs from the label column into the figures starts much further left.
-HEADER_OVERHANG_PT = 12.0  # a label-only line this evenly spaced between two rows of a band is a row of its own
+HEADER_OVERHANG_PT = 12.0
 # Two value spans share a column when they overlap by this share of the narrower one.
 COLUMN_OVERLAP = 0.3
 
@@ -140,7 +140,7 @@ def _over_columns(line: Line, columns: list[tuple[float, float]]) -> bool:
     if not columns:
         return False
     edge = columns[0][0] - 4.0
-    crosses = any(span.box.x0 < edge - HEADER_OVERHANG_PT < edge < span.box.x1 for span in line.spans)
+    crosses = any(span.box.x0 < edge - HEADER_OVERHANG_PT and span.box.x1 > edge for span in line.spans)
     return not crosses and any(span.box.x1 > edge for span in line.spans)
 
 
