@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from indexer.core.errors import NotFoundError
-from indexer.core.models import Box, Line
+from indexer.core.models import Box, Line, Span
 from indexer.evidence.outline import outline
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
@@ -150,3 +150,50 @@ def test_statements_are_recognised_by_their_rows_when_no_heading_names_them() ->
     with_titles = {s.key: s.page_start for s in outline([page.lines for page in pages]) if s.kind == "statement"}
     for key in ("balance_sheet", "income_statement", "cash_flow"):
         assert found[key] == with_titles[key]
+
+
+def _page_lines(number: int, texts: list[str]) -> list[Line]:
+    made = []
+    for index, text in enumerate(texts):
+        box = Box(page=number, x0=50, top=60 + 14 * index, x1=500, bottom=70 + 14 * index)
+        made.append(Line(text=text, box=box, spans=[Span(text=text, box=box)]))
+    return made
+
+
+def test_an_income_statement_summary_up_front_gives_way_to_the_statement_among_the_others() -> None:
+    """A Japanese annual report's key data at the front headed 'Income statement' (a five-year summary), and its
+    IFRS statement of comprehensive income — revenue to profit, with 'profit from operating activities' — among the
+    primary statements a hundred pages on: that one is the income statement."""
+    summary = [
+        "Income statement",
+        "Revenue 995,940 1,128,914",
+        "Profit before tax 44,933 97,162",
+        "Basic earnings per share 89.44 266.83",
+    ]
+    balance = [
+        "Consolidated Statement of Financial Position",
+        "Total current assets 900,000 950,000",
+        "Total assets 1,300,000 1,400,000",
+        "Total liabilities 700,000 720,000",
+        "Total equity 600,000 680,000",
+    ]
+    income = [
+        "Consolidated Statement of Comprehensive Income",
+        "Revenue 995,940 1,128,914",
+        "Cost of sales (643,563) (710,462)",
+        "Gross profit 352,377 418,451",
+        "Profit from operating activities 47,654 94,479",
+        "Profit before tax 44,933 97,162",
+        "Profit for the period 30,995 92,302",
+    ]
+    cash = [
+        "Consolidated Statement of Cash Flows",
+        "Net cash provided by operating activities 140,000 150,000",
+        "Net cash used in investing activities (60,000) (70,000)",
+        "Net cash used in financing activities (50,000) (40,000)",
+    ]
+    filler = ["Our business", "Epson makes printers and projectors for homes and offices."]
+    texts = [summary] + [filler] * 99 + [balance, income, cash]
+    pages = [_page_lines(n, lines) for n, lines in enumerate(texts, start=1)]
+    statements = {s.key: s.page_start for s in outline(pages) if s.kind == "statement"}
+    assert statements == {"balance_sheet": 101, "income_statement": 102, "cash_flow": 103}

@@ -11,6 +11,7 @@ or a stray contents line breaks that order and drops out.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
@@ -229,6 +230,24 @@ _NOT_PRIMARY = re.compile(r"\bsegments?\b|parent\s+company|company\s+only|conden
 _SHOWN_KIND = {"income_statement": "Income statement", "balance_sheet": "Balance sheet", "cash_flow": "Cash flows"}
 
 
+def _summary_apart(kept: list[_Candidate], shows_income: Callable[[_Candidate], bool]) -> list[_Candidate]:
+    """Without an 'Income statement' heading that stands apart from the primary statements (a five-year summary at
+    the front of a Japanese annual report) when a statement of comprehensive income printing the income rows sits
+    among them: that one is the income statement."""
+    others = [
+        c.page for c in kept if c.kind == "statement" and c.key not in ("income_statement", "comprehensive_income")
+    ]
+
+    def apart(candidate: _Candidate) -> bool:
+        return bool(others) and min(abs(candidate.page - page) for page in others) > STATEMENT_GAP
+
+    incomes = [c for c in kept if c.key == "income_statement"]
+    among = [c for c in kept if c.key == "comprehensive_income" and not apart(c) and shows_income(c)]
+    if incomes and among and all(apart(c) for c in incomes):
+        return [c for c in kept if c.key != "income_statement"]
+    return kept
+
+
 def _by_content(pages: list[list[Line]], found: list[_Candidate]) -> list[_Candidate]:
     """Statement headings checked against what the pages print (statement_content), and the statements no heading
     names found by their rows: a heading of a statement the filing prints elsewhere, over a page without its rows
@@ -248,6 +267,7 @@ def _by_content(pages: list[list[Line]], found: list[_Candidate]) -> list[_Candi
         return max(len(found.get(candidate.key, ())) for found in near) < MENTION_CONCEPTS
 
     kept = [c for c in found if not (c.kind == "statement" and c.key in printed and mentions(c))]
+    kept = _summary_apart(kept, lambda c: shows(c, "income_statement"))
     if not any(c.key == "income_statement" for c in kept):
         kept = [
             _Candidate(c.page, c.line, c.title, c.kind, "income_statement", c.rank)

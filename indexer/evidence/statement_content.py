@@ -77,7 +77,8 @@ def concepts_on(lines: Sequence[Line]) -> dict[str, set[str]]:
 def page_kind(found: dict[str, set[str]]) -> tuple[str | None, int]:
     """The statement a page's rows (``concepts_on``) make it, and how many of that statement's concepts it prints;
     (None, 0) when no statement has enough. A cash flow statement needs two of its activities; an income statement
-    none (the cash flow statement starts from net income too)."""
+    fewer than two (the cash flow statement starts from net income too; IFRS prints "profit from operating
+    activities")."""
     activities = len(found["cash_flow"] & set(_ACTIVITIES))
     scores: dict[str, int] = {}
     for kind, concepts in found.items():
@@ -85,7 +86,7 @@ def page_kind(found: dict[str, set[str]]) -> tuple[str | None, int]:
             continue
         if kind == "cash_flow" and activities < 2:
             continue
-        if kind == "income_statement" and activities:
+        if kind == "income_statement" and activities >= 2:  # "profit from operating activities" is an income row
             continue
         scores[kind] = len(concepts)
     if not scores:
