@@ -197,3 +197,43 @@ def test_an_income_statement_summary_up_front_gives_way_to_the_statement_among_t
     pages = [_page_lines(n, lines) for n, lines in enumerate(texts, start=1)]
     statements = {s.key: s.page_start for s in outline(pages) if s.kind == "statement"}
     assert statements == {"balance_sheet": 101, "income_statement": 102, "cash_flow": 103}
+
+
+def test_a_contents_page_without_page_numbers_is_not_the_items() -> None:
+    """A utility's 10-K contents lists every Item with its sub-headings and no page numbers; the Items start pages
+    later. A page of short Items ('None.') is no contents page."""
+    contents = [
+        "Contents",
+        "PART I",
+        "ITEM 1. BUSINESS",
+        "Regulatory Environment",
+        "Competition",
+        "ITEM 1A. RISK FACTORS",
+        "ITEM 1B. UNRESOLVED STAFF COMMENTS",
+        "ITEM 2. PROPERTIES",
+        "ITEM 3. LEGAL PROCEEDINGS",
+        "ITEM 4. MINE SAFETY DISCLOSURES",
+        "PART II",
+        "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS",
+        "ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA",
+    ]
+    business = ["PART I", "ITEM 1. BUSINESS", "The Company is a holding company whose subsidiary is a utility."]
+    risks = ["ITEM 1A. RISK FACTORS", "Wildfires may harm the Company's business."]
+    short = [
+        "ITEM 1B. UNRESOLVED STAFF COMMENTS",
+        "None.",
+        "ITEM 2. PROPERTIES",
+        "The Utility owns its plants.",
+        "ITEM 3. LEGAL PROCEEDINGS",
+        "See Note 14.",
+        "ITEM 4. MINE SAFETY DISCLOSURES",
+        "Not applicable.",
+        "PART II",
+        "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS",
+        "Revenue rose in the year.",
+    ]
+    statements = ["ITEM 8. FINANCIAL STATEMENTS AND SUPPLEMENTARY DATA", "Our statements follow."]
+    texts = [contents, business, risks, short, statements]
+    sections = outline([_page_lines(n, lines) for n, lines in enumerate(texts, start=1)])
+    starts = {s.key: s.page_start for s in sections if s.kind == "item"}
+    assert starts == {"1": 2, "1A": 3, "1B": 4, "2": 4, "3": 4, "4": 4, "7": 4, "8": 5}

@@ -85,6 +85,8 @@ _REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
 MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS, MAX_REPORT_CHARS = 70, 160, 40, 80
 MENTION_CONCEPTS = 2  # a statement heading over pages printing fewer of its rows than this is a mention
 STATEMENT_GAP = 6  # pages within which the primary statements and their notes follow one another
+LISTED_ITEMS = 6  # a page listing this many Items and no sentence between them is a contents page
+_SENTENCE = re.compile(r"[a-z)]\.$|\b(?:none|not applicable)\.?$", re.I)  # body text ends a sentence; 'None.'
 CONTENTS_LINES = 3  # a page with this many heading lines that end in page numbers is a contents page
 SECTION_CHARS = 12_000  # characters of text read_section returns per call
 
@@ -298,6 +300,16 @@ def _by_content(pages: list[list[Line]], found: list[_Candidate]) -> list[_Candi
     return sorted(kept, key=lambda c: (c.page, c.line))
 
 
+def _lists_items(body: list[Line], found: list[_Candidate]) -> bool:
+    """A contents page that prints no page numbers: many Items on one page with not one sentence of text between
+    the first and the last — only titles. A page of short Items ('Item 3. Defaults … None.') has its sentences."""
+    items = [c for c in found if c.kind == "item"]
+    if len(items) < LISTED_ITEMS:
+        return False
+    between = body[items[0].line + 1 : items[-1].line]
+    return not any(_SENTENCE.search(line.text) for line in between)
+
+
 def outline(pages: list[list[Line]]) -> list[Section]:
     """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked)."""
     bodies = [[line for line in lines if not line.furniture] for lines in pages]
@@ -305,7 +317,7 @@ def outline(pages: list[list[Line]]) -> list[Section]:
     part = 0
     for number, body in enumerate(bodies, start=1):
         found, part, refs = _candidates(number, body, part)
-        if refs < CONTENTS_LINES:
+        if refs < CONTENTS_LINES and not _lists_items(body, found):
             candidates.extend(found)
     structural = _in_order([c for c in candidates if c.kind != "chapter"])
     structural += _in_order([c for c in candidates if c.kind == "chapter"])
