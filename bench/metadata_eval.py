@@ -70,7 +70,8 @@ def markdown(result: dict[str, object]) -> list[str]:
         "`bench/metadata_eval.py --index INDEX` (an index of `../shared/eval/dev`): "
         f"**{right} of {scored}** gold fields right ({right / max(scored, 1):.0%}; target ≥ 98%) — {per_field}, over "
         f"{result['documents']} documents. Gold: `bench/gold/metadata.jsonl` (company and fiscal year from the "
-        "datasets' records, form and period end read off the covers by pdfplumber in `bench/make_metadata_gold.py`).",
+        "datasets' records, form and period end read off the covers by pdfplumber in `bench/make_metadata_gold.py`; "
+        "for the 24 filings of `dev/filings`, glossy covers' form and year end read by hand).",
         "",
     ]
 

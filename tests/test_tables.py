@@ -245,3 +245,13 @@ def test_years_over_currencies_boxed_apart_still_head_the_table_below() -> None:
     assert [(c.header, c.text) for c in tables[0].rows[0].cells] == [
         ("2021 RMB", "217,901"), ("As of December 31, 2022 RMB", "249,728"), ("2022 US$", "36,207"),
     ]  # fmt: skip
+
+
+def test_a_nil_dash_run_together_with_the_next_currency_sign_is_its_own_figure() -> None:
+    """'- $' as one text run between two columns (a 10-K's cash flow supplement): the dash is the middle column's
+    figure and the sign the last one's, so the three columns stay three."""
+    [line] = _printed(61, [(682, [("Issuance of common stock", 58, 160), ("$", 370, 374), ("10,348", 401, 426),
+                                  ("$", 436, 440), ("- $", 483, 506), ("677", 544, 558)])])  # fmt: skip
+    values = split_line(line).values
+    assert [text for text, _ in values] == ["$10,348", "$-", "$677"]
+    assert [round(spans[-1].box.x0) for _, spans in values] == [401, 483, 544]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from indexer.core.figures import is_value
+from indexer.core.figures import DASH, is_value
 from indexer.core.models import Box, Line, Span
 
 _CURRENCY = re.compile(r"^[$¥€£]$")
@@ -41,6 +41,8 @@ def _pieces(span: Span) -> list[Span]:
     def figure(k: int) -> bool:  # a figure as printed, or a plain number beside a currency sign ('$ (660)', '(660) $')
         beside = [tokens[j].group() for j in (k - 1, k + 1) if 0 <= j < len(tokens)]
         text = tokens[k].group()
+        if DASH.match(text):  # a nil figure printed as a dash beside a currency sign ('- $' over two columns)
+            return any(_CURRENCY.match(b) for b in beside) or (k > 0 and figure(k - 1))
         return bool(_MERGED_FIGURE.match(text) or (_BARE.match(text) and any(_CURRENCY.match(b) for b in beside)))
 
     start = len(tokens)
