@@ -54,11 +54,13 @@ def evaluate(index: Path, gold: Path) -> dict[str, object]:
         ours: dict[str, list[set[str]]] = defaultdict(list)
         for table in kb.tables(document, page):
             for row in table.rows:
-                amounts = {a.strip("()-") for cell in row.cells for a in _AMOUNT.findall(cell.text)}
+                texts = [row.label, *(cell.text for cell in row.cells)]  # a par value stays in the label
+                amounts = {a.strip("()-") for text in texts for a in _AMOUNT.findall(text)}
                 ours[_words(row.label)].append(amounts)
         for label, amounts in _printed_lines(kb.pdf(document), page):
             key = _words(label)
-            candidates = ours.get(key) or [a for k, v in ours.items() if k.endswith(key) for a in v]
+            # our label may hold its parent before it or the rest of a wrapped label after it
+            candidates = ours.get(key) or [a for k, v in ours.items() if key in k for a in v]
             verdict = 0 if any(set(amounts) <= have for have in candidates) else 1 if candidates else 2
             counts[group][verdict] += 1
             if verdict and len(examples) < 40:

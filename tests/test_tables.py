@@ -255,3 +255,22 @@ def test_a_nil_dash_run_together_with_the_next_currency_sign_is_its_own_figure()
     values = split_line(line).values
     assert [text for text, _ in values] == ["$10,348", "$-", "$677"]
     assert [round(spans[-1].box.x0) for _, spans in values] == [401, 483, 544]
+
+
+def test_a_statements_first_row_above_the_parsers_block_is_in_the_table() -> None:
+    """A cash flow statement whose first row ('Net earnings $ 1,419 …') the parser left above its block, a group label
+    between them; the title line above it, whose figures do not stand in the columns, stays out."""
+    lines = _printed(42, [
+        (80, [("Consolidated Statements of Cash Flows", 200, 400)]),
+        (94, [("November - 2015", 280, 350)]),
+        (108, [("Net earnings", 50, 110), ("$", 380, 385), ("1,419", 400, 420), ("$", 450, 455), ("2,454", 470, 490),
+               ("$", 520, 525), ("1,798", 540, 560)]),
+        (122, [("Adjustments to reconcile net earnings to cash provided by operating activities:", 50, 360)]),
+        (136, [("Depreciation and amortization", 60, 190), ("918", 408, 420), ("869", 478, 490), ("839", 548, 560)]),
+        (150, [("Restructuring charges", 60, 160), ("147", 408, 420), ("(34)", 474, 492), ("254", 548, 560)]),
+    ])  # fmt: skip
+    block = TableRegion(box=Box(page=42, x0=48, top=134, x1=562, bottom=162), row_bands=())
+    tables = find_tables(Page(number=42, width=612, height=792, lines=lines), [block])
+    assert [row.label for row in tables[0].rows] == ["Net earnings", "Depreciation and amortization",
+                                                     "Restructuring charges"]  # fmt: skip
+    assert [cell.text for cell in tables[0].rows[0].cells] == ["$1,419", "$2,454", "$1,798"]

@@ -188,6 +188,9 @@ def _regions(page: Page, parsed: list[TableRegion], splits: dict[int, LineSplit]
         if n in merged:
             continue
         bands = list(table.row_bands)
+        while (found := _previous_value_line(body, inside[0], taken, splits)) is not None:
+            inside[:0] = range(found, inside[0])
+            taken.update(inside)
         while True:
             # the next parser block, when its first line is a value line printed right below: one table cut in two
             after = inside[-1] + 1
@@ -228,6 +231,31 @@ def _next_value_line(body: list[Line], start: int, taken: set[int], splits: dict
         if splits[id(body[i])].values:
             return i
     return None
+
+
+def _previous_value_line(body: list[Line], start: int, taken: set[int], splits: dict[int, LineSplit]) -> int | None:
+    """The row with figures just above line ``start`` (across up to WRAPPED_LINES label-only lines, all printed close
+    together and none in another table) that a parser's block left out: a statement's first row ('Net earnings
+    $ 1,419') above a group label where the block begins. Never a header row of years."""
+    below = next((splits[id(line)] for line in body[start:] if splits[id(line)].values), None)
+    for i in range(start - 1, max(start - WRAPPED_LINES - 2, -1), -1):
+        if i in taken or not _close(body[i], body[i + 1]):
+            return None
+        split = splits[id(body[i])]
+        if split.values:
+            return i if below is not None and not split.header_like and _aligned(split, below) else None
+    return None
+
+
+def _aligned(split: LineSplit, row: LineSplit) -> bool:
+    """Whether a line's figures stand in the columns of a row's figures, one for one (a title such as 'November -
+    2015' above a table does not)."""
+    if len(split.values) != len(row.values):
+        return False
+    return all(
+        min(a[-1].box.x1, b[-1].box.x1) > max(a[-1].box.x0, b[-1].box.x0)
+        for (_, a), (_, b) in zip(split.values, row.values, strict=True)
+    )
 
 
 def _value_runs(body: list[Line], taken: set[int], splits: dict[int, LineSplit]) -> list[list[int]]:
