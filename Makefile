@@ -87,6 +87,7 @@ bench: $(CORE)
 	$(if $(CORPUS),,$(BIN)/python bench/outline_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/outline.json)
 	$(if $(CORPUS),,$(BIN)/python bench/financials_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/facts.json)
 	$(if $(CORPUS),,$(BIN)/python bench/metadata_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/metadata.json)
+	$(if $(CORPUS),,$(BIN)/python bench/rows_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/rows.json)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:

@@ -1,5 +1,5 @@
 """Write BENCHMARKS.md from what `make bench` collects (bench.py, dense_recall.py, profile_search.py,
-answer_sizes.py, and on the dev corpus outline_eval.py, financials_eval.py and metadata_eval.py).
+answer_sizes.py, and on the dev corpus outline_eval.py, financials_eval.py, rows_eval.py and metadata_eval.py).
 
 python bench/report.py BENCH_OUT_DIR > BENCHMARKS.md
 """
@@ -15,6 +15,7 @@ import answer_sizes  # bench/ is on the path when this runs as a script
 import financials_eval
 import metadata_eval
 import outline_eval
+import rows_eval
 
 MIDDLE, LARGE = "20000", "200000"
 
@@ -277,7 +278,7 @@ def main() -> int:
         "",
         "Written by `make bench` (`bench/bench.py`, `bench/synthetic.py`, `bench/http_load.py`, "
         "`bench/dense_recall.py`, `bench/profile_search.py`, `bench/answer_sizes.py`, `bench/outline_eval.py`, "
-        "`bench/financials_eval.py`, `bench/metadata_eval.py`, "
+        "`bench/financials_eval.py`, `bench/rows_eval.py`, `bench/metadata_eval.py`, "
         "`bench/report.py`); every figure is wall-clock on the "
         "machine below. Reproduce with `make bench CORPUS=DIR [BENCH_INDEX=DIR]`.",
         "",
@@ -292,6 +293,7 @@ def main() -> int:
         *answer_sizes.markdown(_load(out / "answers.json")),
         *(outline_eval.markdown(sections) if (sections := _load(out / "outline.json")) else []),
         *(financials_eval.markdown(facts) if (facts := _load(out / "facts.json")) else []),
+        *(rows_eval.markdown(rows) if (rows := _load(out / "rows.json")) else []),
         *(metadata_eval.markdown(meta) if (meta := _load(out / "metadata.json")) else []),
         *_corpus(bench),
         *_dense(dense),
