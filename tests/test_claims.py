@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from indexer.core.errors import QueryError
+from indexer.core.models import Box, Cell, Page, Table, TableRow
+from indexer.evidence.claims import check_claim
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
 from tests.conftest import BESTBUY_10Q, SIFANG, call_tools, text_under
@@ -72,3 +74,24 @@ def test_locate_quote_takes_label_and_period(samples_index_dir: Path, cache_dir:
     ])  # fmt: skip
     assert right.structured_content["verified"] and right.content[0].text.startswith("VERIFIED (table_cell)")
     assert not wrong.structured_content["verified"] and "under '2019年'" in wrong.content[0].text
+
+
+def test_a_label_printed_twice_with_either_sign_is_told_apart_by_the_sign() -> None:
+    """A cash flow statement prints 'Excess tax benefits from stock-based compensation' under operating activities
+    as (68,153) and under financing activities as 68,153: the quoted sign says which row is meant."""
+    box = Box(page=63, x0=400, top=100, x1=440, bottom=110)
+
+    def row(group: str, text: str) -> TableRow:
+        cell = Cell(column=0, header="November 27, 2015", text=text, boxes=[box])
+        return TableRow(label="Excess tax benefits from stock-based compensation", group=group, cells=[cell],
+                        boxes=[box])  # fmt: skip
+
+    rows = [
+        row("Cash flows from operating activities:", "(68,153)"),
+        row("Cash flows from financing activities:", "68,153"),
+    ]
+    table = Table(page=63, box=box, columns=["November 27, 2015"], rows=rows)
+    page = Page(number=63, width=612, height=792, lines=[], tables=[table])
+    for quote, group in (("(68,153)", "operating"), ("68,153", "financing")):
+        found = check_claim(page, quote, "Excess tax benefits from stock-based compensation", "2015")
+        assert found.verified and group in (found.note or ""), found.note

@@ -105,6 +105,8 @@ def check_claim(
     exact = [place for place in places if fits(place)]
     named = [p for p in exact if row_words in {_words(p.label), _words(row_label(p.row, p.table)), _words(p.row.label)}]
     exact = named or exact  # the row the label names exactly, over rows that only contain it
+    signed = [p for p in exact if any(number == wanted[0] for number in figures(p.cell.text))]
+    exact = signed or exact  # '(68,153)' is the negative one of a label printed twice with either sign
     if len({(_words(p.row.label), _words(p.header), p.cell.text) for p in exact}) == 1:
         # one place, or the same row printed twice (a line repeated under revenues and expenses): the claim holds
         place = exact[0]
