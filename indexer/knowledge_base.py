@@ -139,8 +139,30 @@ class KnowledgeBase:
         if label or period:
             previous = self.page(document, page - 1) if page > 1 else None
             report = ReportPeriod(meta.period_end, meta.year)
-            return check_claim(self.page(document, page), check_quote(quote), label, period, report, previous)
+            shown = self.page(document, page)
+            known = self._statement_columns(document, shown, report)
+            return check_claim(shown, check_quote(quote), label, period, report, previous, known)
         return locate(lambda number: self.page(document, number), meta.pages, page, quote)
+
+    def _statement_columns(self, document: str, shown: Page, report: ReportPeriod) -> dict[int, tuple[str, ...]]:
+        """The columns get_financials reads for the tables of ``shown`` that belong to a primary statement (headers
+        carried over a statement's pages), by the table's position on the page."""
+        sections = self.outline(document)
+        holding = [
+            s for s in sections if s.kind == "statement" and s.page_start <= shown.number <= s.page_end
+        ]  # fmt: skip
+        if not holding:
+            return {}
+        pages: dict[int, Page] = {shown.number: shown}
+
+        def page_of(number: int) -> Page:
+            if number not in pages:
+                pages[number] = self.page(document, number)
+            return pages[number]
+
+        position = {id(table): index for index, table in enumerate(shown.tables)}
+        found = statement_tables(page_of, sections, self.document(document).language, report, only=holding)
+        return {position[id(t.table)]: t.columns for t in found if t.page is shown and id(t.table) in position}
 
     def outline(self, document: str) -> list[Section]:
         """The document's sections from the headings in its body (computed once per document and version)."""

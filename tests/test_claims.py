@@ -95,3 +95,17 @@ def test_a_label_printed_twice_with_either_sign_is_told_apart_by_the_sign() -> N
     for quote, group in (("(68,153)", "operating"), ("68,153", "financing")):
         found = check_claim(page, quote, "Excess tax benefits from stock-based compensation", "2015")
         assert found.verified and group in (found.note or ""), found.note
+
+
+def test_a_continued_statement_page_checks_claims_under_the_columns_its_statement_carries() -> None:
+    """A 年报 balance sheet continued over pages: its third page prints no header; get_financials carries the
+    columns from the statement's first page, and a claim on that page is checked under the same columns."""
+    box = Box(page=61, x0=400, top=100, x1=480, bottom=110)
+    cells = [Cell(column=c, header="", text=t, boxes=[box]) for c, t in enumerate(["719,546,813.39", "405,997,436.79"])]
+    table = Table(page=61, box=box, columns=["", ""], rows=[TableRow(label="负债合计", cells=cells, boxes=[box])])
+    page = Page(number=61, width=612, height=792, lines=[], tables=[table])
+    alone = check_claim(page, "719,546,813.39", "负债合计", "2019")
+    assert not alone.verified and "an unlabelled column" in (alone.note or "")
+    carried = {0: ("2019 年 12 月 31 日", "2018 年 12 月 31 日")}
+    found = check_claim(page, "719,546,813.39", "负债合计", "2019", known=carried)
+    assert found.verified and "under '2019 年 12 月 31 日'" in (found.note or "")

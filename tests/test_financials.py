@@ -9,7 +9,7 @@ import pytest
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Cell, Page, Table, TableRow
-from indexer.evidence.columns import table_headers
+from indexer.evidence.columns import is_year_row, table_headers
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.periods import ReportPeriod, column_period
@@ -293,3 +293,8 @@ def test_header_rows_that_a_title_or_a_label_stands_over() -> None:
     report = ReportPeriod("2022-12-31", 2022)
     headers = table_headers(page, mcdonalds, report)
     assert [column_period(h, report).end for h in headers] == ["2022-12-31", "2021-12-31", "2020-12-31"]  # type: ignore[union-attr]
+
+
+def test_a_row_of_years_inside_a_table_is_a_header_not_figures() -> None:
+    page_header = _table(["", "", ""], [("Notes", {0: "2021", 1: "2022", 2: "2022"}), ("Revenue", {0: "995,940"})])
+    assert [is_year_row(row) for row in page_header.rows] == [True, False]

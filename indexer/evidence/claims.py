@@ -30,6 +30,9 @@ def _words(text: str) -> str:
     return " ".join(re.sub(r"[^\w%]+", " ", text.lower()).split())
 
 
+StatementColumns = dict[int, tuple[str, ...]]  # a page's table (by position) → the columns its statement carries
+
+
 @dataclass(frozen=True)
 class _Place:
     table: Table
@@ -63,10 +66,15 @@ def _headers(page: Page, report: ReportPeriod, previous: Page | None) -> list[tu
     return out
 
 
-def _places(page: Page, values: set[Decimal], report: ReportPeriod, previous: Page | None) -> list[_Place]:
-    """Every cell of the page's tables whose value is one of ``values``, with the header it stands under."""
+def _places(
+    page: Page, values: set[Decimal], report: ReportPeriod, previous: Page | None, known: StatementColumns
+) -> list[_Place]:
+    """Every cell of the page's tables whose value is one of ``values``, with the header it stands under (the
+    statement's columns get_financials read, where it read this table)."""
     found = []
-    for table, columns in zip(page.tables, _headers(page, report, previous), strict=True):
+    headers = _headers(page, report, previous)
+    for index, table in enumerate(page.tables):
+        columns = known.get(index) or headers[index]
         for row in table.rows:
             for cell in row.cells:
                 if any(abs(number) in values for number in figures(cell.text)):
@@ -81,10 +89,12 @@ def check_claim(
     period: str | None,
     report: ReportPeriod = UNKNOWN_REPORT,
     previous: Page | None = None,
+    known: StatementColumns | None = None,
 ) -> Located:
     """Whether the figure in ``quote`` is printed in a row matching ``label`` under a column matching ``period``
-    (the column's period header read as get_financials reads it; ``previous`` is the page before, whose headers a
-    continued statement keeps)."""
+    (the column's period header read as get_financials reads it: ``known`` holds the columns of the page's statement
+    tables as get_financials carried them over the statement's pages; elsewhere ``previous``, the page before, gives
+    the headers a continued table keeps)."""
     wanted = figures(quote)
     if len(wanted) != 1:
         raise QueryError(
@@ -93,7 +103,7 @@ def check_claim(
     value = abs(wanted[0])
     scale = page_multiplier(page.text)
     values = {value} | ({value / scale} if scale != 1 and value % scale == 0 else set())
-    places = _places(page, values, report, previous)
+    places = _places(page, values, report, previous, known or {})
     row_words, column_words = _words(label or ""), _words(period or "")
 
     def fits(place: _Place) -> bool:

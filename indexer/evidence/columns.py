@@ -88,6 +88,13 @@ _TRAILING_YEARS = re.compile(r"(?:\s(?:19|20)\d\d)+$")
 _YEARS = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
+def is_year_row(row: TableRow) -> bool:
+    """A row of years alone under a label such as 'Notes' ('Notes 2021 2022 2022'): a header row printed inside the
+    table (a continuation page repeats it), never figures."""
+    texts = [cell.text.strip() for cell in row.cells]
+    return len(texts) >= 2 and all(_YEAR_CELL.match(text) for text in texts)
+
+
 def _header_row_text(table: Table, rows: int, column: int) -> str:
     """The years a column's header rows print over it. A header row whose label swallowed the first years ("Years
     ended December 31, 2022" read as the label of a row '2021 | 2020') gives them to its columns without a cell, in

@@ -22,7 +22,7 @@ from indexer.core.errors import NotFoundError, shown
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.tokenize import normalize_text
-from indexer.evidence.columns import cell_header, header_rows, row_label, table_headers
+from indexer.evidence.columns import cell_header, header_rows, is_year_row, row_label, table_headers
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import Period, ReportPeriod, column_period
@@ -132,12 +132,17 @@ def _table_unit(page: Page, table: Table, carried: Unit | None, language: str | 
 
 
 def statement_tables(
-    page_of: Callable[[int], Page], sections: list[Section], language: str | None, report: ReportPeriod
+    page_of: Callable[[int], Page],
+    sections: list[Section],
+    language: str | None,
+    report: ReportPeriod,
+    only: list[Section] | None = None,
 ) -> Iterable[StatementTable]:
-    """The tables of each primary statement in the outline, with their units and column headers."""
+    """The tables of each primary statement in the outline (or of ``only`` those), with their units and column
+    headers."""
     for position, section in enumerate(sections):
         statement = _OUTLINE_KEYS.get(section.key) if section.kind == "statement" else None
-        if statement is None or _PARENT_ONLY.search(section.title):
+        if statement is None or _PARENT_ONLY.search(section.title) or (only is not None and section not in only):
             continue
         following = sections[position + 1] if position + 1 < len(sections) else None
         heading = [line.text for line in page_of(section.page_start).lines if not line.furniture]
@@ -229,6 +234,8 @@ def table_rows(document: str, found: StatementTable, report: ReportPeriod) -> li
 
     rows = []
     for row in found.table.rows[header_rows(found.table) : SUMMARY_ROWS]:
+        if is_year_row(row):
+            continue
         label = row_label(row, found.table)
         concept = concept_of(label, found.statement) or concept_of(row.label, found.statement)
         label_boxes = [box for box in row.boxes if box not in {b for cell in row.cells for b in cell.boxes}]
