@@ -17,6 +17,8 @@ from fastmcp.server.middleware import CallNext, Middleware, MiddlewareContext
 from pydantic import ValidationError
 
 _SHOWN_VALUE = 60
+_SHOWN_NAME = 40  # an argument name echoed back is cut to this many characters
+_SHOWN_PROBLEMS = 3  # problems spelled out in one answer; the rest are counted
 
 
 def _shown(value: object) -> str:
@@ -32,8 +34,13 @@ def _bounds(schema: dict[str, Any]) -> tuple[object, object]:
     return low, high
 
 
+def _name(value: object) -> str:
+    text = str(value)
+    return text if len(text) <= _SHOWN_NAME else f"{text[:_SHOWN_NAME]}… ({len(text)} characters)"
+
+
 def _one(error: Mapping[str, Any], properties: dict[str, Any]) -> str:
-    name = str(error["loc"][0]) if error["loc"] else "the arguments"
+    name = _name(error["loc"][0]) if error["loc"] else "the arguments"
     kind, context = error["type"], error.get("ctx", {})
     schema = properties.get(name, {})
     got = _shown(error.get("input"))
@@ -61,15 +68,18 @@ def _one(error: Mapping[str, Any], properties: dict[str, Any]) -> str:
     if kind in ("string_type", "list_type", "dict_type", "model_type", "float_type", "float_parsing"):
         wanted = kind.split("_")[0].replace("dict", "object").replace("model", "object").replace("float", "number")
         return f"{name} must be a {wanted}; got {got}"
-    where = ".".join(str(part) for part in error["loc"])
+    where = ".".join(_name(part) for part in error["loc"])
     return f"{where}: {error['msg'].lower()}; got {got}"
 
 
 def plain_message(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
-    """One sentence per problem, then where the allowed values are described."""
+    """One sentence per problem (the first few; the rest counted, and names echoed cut short: a call with 100
+    unknown 5,000-character argument names is answered in a few lines), then where the allowed values are described."""
     properties = schema.get("properties", {})
     problems = list(dict.fromkeys(_one(e, properties) for e in error.errors(include_url=False)))
-    return f"{tool}: {'; '.join(problems)}. The tool's description and input schema list every argument."
+    more = len(problems) - _SHOWN_PROBLEMS
+    shown = problems[:_SHOWN_PROBLEMS] + ([f"and {more} more problem{'s' if more > 1 else ''}"] if more > 0 else [])
+    return f"{tool}: {'; '.join(shown)}. The tool's description and input schema list every argument."
 
 
 class PlainArgumentErrors(Middleware):

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from fastmcp import Client
 from mcp import MCPError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from mcp_server.argument_errors import plain_message
 from mcp_server.loader import IndexLoader
 from mcp_server.server import build_server
 from mcp_server.settings import ServerSettings
@@ -48,3 +50,21 @@ def test_argument_errors_read_as_sentences(samples_index_dir: Path, cache_dir: P
         assert result.is_error and expected in text, (name, arguments, text)
         assert "pydantic" not in text and "validation error" not in text and "\n" not in text
     assert "due_diligence needs question (the question to answer from the filings)" in prompt_error
+
+
+def test_a_flood_of_long_unknown_argument_names_is_answered_in_a_few_lines() -> None:
+    """100 unknown arguments with 5,000-character names once made a 507 KB error: a few are named, cut short, and
+    the rest counted."""
+
+    class Call(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        query: str
+
+    arguments = {"query": "revenue"} | {f"{n:03d}" + "x" * 5_000: 1 for n in range(100)}
+    with pytest.raises(ValidationError) as error:
+        Call.model_validate(arguments)
+    message = plain_message("search_reports", error.value, {"properties": {"query": {}, "top_k": {}}})
+    assert len(message) < 1_000, len(message)
+    assert (
+        "unknown argument '000xxx" in message and "(5003 characters)" in message and "and 97 more problems" in message
+    )

@@ -9,7 +9,7 @@ import pytest
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Line, Span
-from indexer.evidence.outline import outline
+from indexer.evidence.outline import Section, outline, section_piece
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
@@ -237,3 +237,12 @@ def test_a_contents_page_without_page_numbers_is_not_the_items() -> None:
     sections = outline([_page_lines(n, lines) for n, lines in enumerate(texts, start=1)])
     starts = {s.key: s.page_start for s in sections if s.kind == "item"}
     assert starts == {"1": 2, "1A": 3, "1B": 4, "2": 4, "3": 4, "4": 4, "7": 4, "8": 5}
+
+
+@pytest.mark.parametrize("cursor", ["²", "١٢", "１２", "-1", "1e3", " 3"])
+def test_a_forged_cursor_of_unicode_digits_gets_the_bad_cursor_error(cursor: str) -> None:
+    """'²'.isdigit() is true and int('²') raises: every cursor the server did not give is the same clear error."""
+    lines = [(1, line) for line in _page_lines(1, ["Item 7. Management's Discussion", "Revenue rose.", "Costs fell."])]
+    section = Section(title="Item 7", level=2, page_start=1, page_end=1, kind="item", key="7")
+    with pytest.raises(NotFoundError, match="is not one this section gave"):
+        section_piece("10k.pdf", section, lines, cursor)

@@ -403,7 +403,7 @@ def section_piece(
     """The part of ``lines`` (a section's) that starts at ``cursor`` and fits ``budget`` characters."""
     start = 0
     if cursor:
-        if not cursor.isdigit() or int(cursor) >= max(len(lines), 1):
+        if not re.fullmatch(r"[0-9]{1,9}", cursor) or int(cursor) >= max(len(lines), 1):  # '²' is a digit too
             raise NotFoundError(f"cursor {shown(cursor)} is not one this section gave; start again without a cursor")
         start = int(cursor)
     out: list[str] = []

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from indexer.core.workers import PYTHON_ISOLATED
 from indexer.evidence.financials import FinancialRow
 
 logger = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ def facts_of(html: Path, sha256: str, cache_dir: Path | None, timeout: float = F
     cached = (cache_dir or Path()) / "xbrl" / f"{sha256}.v{FACTS_VERSION}.json"
     if cache_dir is not None and cached.is_file():
         return [XbrlFact.model_validate(item) for item in json.loads(cached.read_text(encoding="utf-8"))]
-    command = [sys.executable, "-m", "indexer.evidence.xbrl", str(html)]
+    command = [*PYTHON_ISOLATED, "-m", "indexer.evidence.xbrl", str(html)]
     try:
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=timeout, check=True, preexec_fn=_limit_memory

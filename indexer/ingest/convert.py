@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from indexer.core.errors import DocumentError
+from indexer.core.workers import PYTHON_ISOLATED
 from indexer.ingest.memory_guard import MemoryGuard
 
 logger = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ def html_to_pdf(html: Path, pdf: Path) -> int:
 
 def convert_in_worker(html: Path, pdf: Path, timeout: float, guard: MemoryGuard) -> int:
     """:func:`html_to_pdf` in a worker process, stopped at ``timeout`` seconds or by ``guard`` (memory)."""
-    command = [sys.executable, "-m", "indexer.ingest.convert", str(html), str(pdf)]
+    command = [*PYTHON_ISOLATED, "-m", "indexer.ingest.convert", str(html), str(pdf)]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as worker:
         try:
             out, _ = worker.communicate(timeout=timeout)

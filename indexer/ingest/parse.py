@@ -8,6 +8,7 @@ from pathlib import Path
 
 from indexer.core.errors import DocumentError, FilingsError
 from indexer.core.models import Box, Page, TableRegion
+from indexer.core.workers import library_workers_isolated
 from indexer.ingest.convert import convert_in_worker, html_to_pdf
 from indexer.ingest.lines import RawItem, group_lines
 from indexer.ingest.memory_guard import MemoryGuard
@@ -136,15 +137,16 @@ class PdfParser:
     def _liteparse(self, password: str | None, workers: int = 1, options: dict[str, object] | None = None):  # type: ignore[no-untyped-def]
         from liteparse import LiteParse
 
-        return LiteParse(
-            quiet=True,
-            password=password,
-            extract_blocks=True,  # layout blocks tell where tables are and which lines make a row
-            include_complexity=True,  # says which pages carry no usable text layer
-            max_pages=self._max_pages + 1,  # one more, to tell a file over the limit
-            **({"pool_size": workers, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
-            **{"ocr_enabled": False, **(options or {})},  # type: ignore[arg-type]
-        )
+        with library_workers_isolated():  # its pool's workers must not import from the current folder
+            return LiteParse(
+                quiet=True,
+                password=password,
+                extract_blocks=True,  # layout blocks tell where tables are and which lines make a row
+                include_complexity=True,  # says which pages carry no usable text layer
+                max_pages=self._max_pages + 1,  # one more, to tell a file over the limit
+                **({"pool_size": workers, "parse_timeout": self._timeout} if self._timeout else {}),  # type: ignore[arg-type]
+                **{"ocr_enabled": False, **(options or {})},  # type: ignore[arg-type]
+            )
 
     def close(self) -> None:
         self._parser.close()
@@ -161,7 +163,8 @@ class PdfParser:
 
         kills = self.memory.kills
         try:
-            result = parser.parse(path)
+            with library_workers_isolated():  # a worker restarted after a kill starts isolated too
+                result = parser.parse(path)
         except ParseTimeoutError as exc:
             raise DocumentError(
                 path.name,
