@@ -153,3 +153,17 @@ def test_a_text_repeated_verbatim_is_embedded_once_and_fills_every_chunk_that_pr
     assert np.array_equal(plan.vectors[0], plan.vectors[2]) and plan.ready_documents(["a.pdf", "b.pdf"]) == {"a.pdf"}
     plan.fill(todo[2:], np.ones((1, 4), dtype=np.float32))
     assert plan.known.all() and plan.dense().size == 5
+
+
+def test_a_damaged_shard_is_a_miss_not_a_crash_and_a_fifo_is_never_opened(tmp_path: Path) -> None:
+    """Shards with integer or non-ASCII keys once crashed build and embed, and a FIFO named *.npz hung them: each is
+    skipped (logged) and the good shard still counts."""
+    cache = VectorCache.open(tmp_path, "model@1", 3)
+    cache.put([text_key("kept")], np.ones((1, 3), dtype=np.float32))
+    cache.flush()
+    folder = cache.folder
+    np.savez(folder / "integers.npz", keys=np.array([1, 2]), vectors=np.ones((2, 3), dtype=np.float32))
+    np.savez(folder / "latin.npz", keys=np.array([b"\xe9" * 64]), vectors=np.ones((1, 3), dtype=np.float32))
+    os.mkfifo(folder / "pipe.npz")
+    again = VectorCache.open(tmp_path, "model@1", 3)
+    assert len(again) == 1 and again.get(text_key("kept")) is not None

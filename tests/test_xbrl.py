@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from indexer.evidence.xbrl import attach, facts_of, read_facts
+from indexer.evidence.xbrl import FACTS_VERSION, attach, facts_of, read_facts
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
@@ -71,3 +72,13 @@ def test_facts_are_read_once_within_a_deadline(tmp_path: Path, monkeypatch: pyte
 
     monkeypatch.setattr(subprocess, "run", no_worker)
     assert facts_of(NVDA_10Q, "1" * 64, tmp_path) == facts  # from the cache
+
+
+def test_a_truncated_cache_file_is_a_miss(tmp_path: Path) -> None:
+    """A cache file cut short (a full disk, a killed write) once broke get_financials on its filing for good: it is
+    read again from the filing, and the cache rewritten."""
+    cached = tmp_path / "xbrl" / f"{'3' * 64}.v{FACTS_VERSION}.json"
+    cached.parent.mkdir(parents=True)
+    cached.write_text('[{"concept": "us-gaap:Reven', encoding="utf-8")
+    facts = facts_of(NVDA_10Q, "3" * 64, tmp_path)
+    assert len(facts) > 500 and json.loads(cached.read_text(encoding="utf-8"))

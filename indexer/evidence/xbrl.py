@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import resource
+import stat
 import subprocess
 import sys
 import warnings
@@ -90,11 +91,21 @@ def read_facts(html: Path) -> list[XbrlFact]:
     return facts
 
 
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
 def facts_of(html: Path, sha256: str, cache_dir: Path | None, timeout: float = FACTS_TIMEOUT_S) -> list[XbrlFact]:
     """The filing's facts, from the cache or read in a worker process (none when that fails: logged)."""
     cached = (cache_dir or Path()) / "xbrl" / f"{sha256}.v{FACTS_VERSION}.json"
-    if cache_dir is not None and cached.is_file():
-        return [XbrlFact.model_validate(item) for item in json.loads(cached.read_text(encoding="utf-8"))]
+    if cache_dir is not None and _regular(cached):
+        try:
+            return [XbrlFact.model_validate(item) for item in json.loads(cached.read_text(encoding="utf-8"))]
+        except (OSError, ValueError, TypeError) as exc:  # truncated or damaged: a miss, read again
+            logger.warning("XBRL cache %s unreadable (%s); reading the filing again", cached.name, exc)
     command = [*PYTHON_ISOLATED, "-m", "indexer.evidence.xbrl", str(html)]
     try:
         done = subprocess.run(

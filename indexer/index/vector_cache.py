@@ -16,6 +16,7 @@ import hashlib
 import logging
 import os
 import re
+import stat
 import time
 from pathlib import Path
 
@@ -96,12 +97,16 @@ class VectorCache:
                 continue
             self._read.add(shard.name)
             try:
+                if not stat.S_ISREG(shard.lstat().st_mode):  # a FIFO would hang the read, a link lead elsewhere
+                    raise ValueError("not a regular file")
                 with np.load(shard, allow_pickle=False) as data:
                     keys, vectors = data["keys"], data["vectors"]
                 if vectors.ndim != 2 or vectors.shape[1] != self.dim or len(keys) != len(vectors):
                     raise ValueError(f"shape {vectors.shape} for {len(keys)} keys, expected width {self.dim}")
+                if keys.dtype.kind != "S":
+                    raise ValueError(f"keys of type {keys.dtype}, expected SHA-256 hex digests")
+                names = [key.decode("ascii") for key in keys]  # a non-ASCII key: UnicodeDecodeError, a ValueError
             except (OSError, ValueError, KeyError) as exc:
                 logger.warning("skipping unreadable vector cache shard %s: %s", shard, exc)
                 continue
-            for key, vector in zip(keys, vectors, strict=True):
-                self._vectors[key.decode("ascii")] = vector
+            self._vectors.update(zip(names, vectors, strict=True))
