@@ -31,8 +31,9 @@ MAX_NAME_CHARS = 1000
 
 
 def relative_name(value: str) -> str:
-    """A name that stays inside the folder it is relative to: no absolute path, no '..'. Used for document names and
-    the file names a manifest lists (a tampered manifest must not reach outside the index)."""
+    """A name that stays inside the folder it is relative to: no absolute path, no '..', no backslash or control
+    character. Used for document names and the file names a manifest lists (a tampered manifest must not reach
+    outside the index); a file whose name has those characters is indexed under :func:`document_name`."""
     path = PurePosixPath(value)
     if (
         not value
@@ -40,13 +41,21 @@ def relative_name(value: str) -> str:
         or "\\" in value
         or path.is_absolute()
         or ".." in path.parts
-        or "\x00" in value
+        or any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)  # control characters
     ):
         raise ValueError("not a relative name inside the folder")
     return value
 
 
 RelativeName = Annotated[str, AfterValidator(relative_name)]
+
+
+def document_name(relative: str) -> str:
+    """The document name of a file at ``relative`` (a POSIX path inside the folder): a backslash (legal in a Linux
+    file name) and control characters are written as %XX, so every file can be a document and its name a plain
+    string everywhere it goes (an answer, a Milvus filter)."""
+    return "".join(f"%{ord(c):02X}" if c == "\\" or ord(c) < 0x20 or ord(c) == 0x7F else c for c in relative)
+
 
 _WIRE = {"wire": True}
 WIRE_DECIMALS = 2  # coordinates to 1/100 pt on the wire: far below a character's width, a quarter less JSON

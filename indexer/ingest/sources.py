@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.core.errors import FilingsError
+from indexer.core.models import document_name
 from indexer.index.store import pdf_file, read_manifest, source_file
 from indexer.ingest.convert import HTML_SUFFIXES
 
@@ -64,7 +65,7 @@ def folder_sources(docs_dir: Path, follow_links: bool = False) -> Found:
             if not follow_links and path.is_symlink() and not _inside(path.resolve(), root):
                 found.links_out.append(relative)
                 continue
-            found.sources.append(Source(relative, path))
+            found.sources.append(Source(document_name(relative), path))
     found.sources.sort(key=lambda source: source.name)
     found.links_out.sort()
     return found
@@ -93,7 +94,7 @@ def sources_to_add(paths: list[Path], follow_links: bool = False) -> Found:
         elif path.is_file():
             if path.suffix.lower() not in DOCUMENT_SUFFIXES:
                 raise FilingsError(f"{path} is not a PDF or HTML filing; pass .pdf, .htm or .html files")
-            found.sources.append(Source(path.name, path))
+            found.sources.append(Source(document_name(path.name), path))
         else:
             raise FilingsError(f"{path} does not exist; pass PDF files or folders that hold them")
     return found
