@@ -31,9 +31,9 @@ MAX_NAME_CHARS = 1000
 
 
 def relative_name(value: str) -> str:
-    """A name that stays inside the folder it is relative to: no absolute path, no '..', no backslash or control
-    character. Used for document names and the file names a manifest lists (a tampered manifest must not reach
-    outside the index); a file whose name has those characters is indexed under :func:`document_name`."""
+    """A name that stays inside the folder it is relative to: no absolute path, no '..', no backslash. Used for
+    document names and the file names a manifest lists (a tampered manifest must not reach outside the index); a
+    file whose name holds a backslash is indexed under :func:`document_name`."""
     path = PurePosixPath(value)
     if (
         not value
@@ -41,7 +41,7 @@ def relative_name(value: str) -> str:
         or "\\" in value
         or path.is_absolute()
         or ".." in path.parts
-        or any(ord(c) < 0x20 or ord(c) == 0x7F for c in value)  # control characters
+        or "\x00" in value
     ):
         raise ValueError("not a relative name inside the folder")
     return value
@@ -51,10 +51,10 @@ RelativeName = Annotated[str, AfterValidator(relative_name)]
 
 
 def document_name(relative: str) -> str:
-    """The document name of a file at ``relative`` (a POSIX path inside the folder): a backslash (legal in a Linux
-    file name) and control characters are written as %XX, so every file can be a document and its name a plain
-    string everywhere it goes (an answer, a Milvus filter)."""
-    return "".join(f"%{ord(c):02X}" if c == "\\" or ord(c) < 0x20 or ord(c) == 0x7F else c for c in relative)
+    """The document name of a file at ``relative`` (a POSIX path inside the folder): a backslash, legal in a Linux
+    file name, is written as %5C so that every file can be a document (other characters are kept: a name is shown
+    sanitised where it is printed, and called by as it is)."""
+    return relative.replace("\\", "%5C")
 
 
 _WIRE = {"wire": True}
