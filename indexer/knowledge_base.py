@@ -15,6 +15,7 @@ from indexer.core.errors import NotFoundError
 from indexer.core.models import DocumentMeta, Page, Table
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import (
+    STATEMENT_OF_KEY,
     FinancialRow,
     key_data_pages,
     key_data_tables,
@@ -50,8 +51,6 @@ class FinancialsOutcome(NamedTuple):
     missing: list[str]  # what to say of the items that named no row (the others were found)
 
 
-# The statement kinds of the outline (and statement_content) by get_financials' statement names.
-STATEMENT_KINDS = {"income_statement": "income", "balance_sheet": "balance", "cash_flow": "cash_flow"}
 LIKELY_PAGES_READ = 1_000  # pages scanned, only when a statement was not found, for where it most likely is
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
 
@@ -248,7 +247,7 @@ class KnowledgeBase:
     def _likely_statement_pages(self, document: str, statement: str | None) -> str:
         """Where a statement nothing recognised most likely is: the pages printing the most of its rows (all three
         statements' when none is named), for the agent to read with get_page; '' when no page prints two."""
-        kinds = [kind for kind, name in STATEMENT_KINDS.items() if statement in (None, name)]
+        kinds = [kind for kind, name in STATEMENT_OF_KEY.items() if statement in (None, name)]
         if not kinds:
             return ""
         meta = self.document(document)

@@ -29,7 +29,8 @@ from indexer.evidence.periods import Period, ReportPeriod, column_period
 from indexer.evidence.units import Unit, currency, declared_unit
 
 STATEMENTS = ("income", "balance", "cash_flow", "key_data")
-_OUTLINE_KEYS = {"income_statement": "income", "balance_sheet": "balance", "cash_flow": "cash_flow"}
+# get_financials' statement name of each primary-statement key of the outline
+STATEMENT_OF_KEY = {"income_statement": "income", "balance_sheet": "balance", "cash_flow": "cash_flow"}
 _KEY_DATA = re.compile(
     r"主要会计数据|主要财务指标|主要财务数据|selected (consolidated )?financial data|financial highlights|key figures|"
     r"five[- ]year (financial )?summary|key financial (data|information)",
@@ -141,7 +142,7 @@ def statement_tables(
     """The tables of each primary statement in the outline (or of ``only`` those), with their units and column
     headers."""
     for position, section in enumerate(sections):
-        statement = _OUTLINE_KEYS.get(section.key) if section.kind == "statement" else None
+        statement = STATEMENT_OF_KEY.get(section.key) if section.kind == "statement" else None
         if statement is None or _PARENT_ONLY.search(section.title) or (only is not None and section not in only):
             continue
         following = sections[position + 1] if position + 1 < len(sections) else None
