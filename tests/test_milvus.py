@@ -254,6 +254,7 @@ def test_the_cli_builds_on_milvus_and_a_held_lite_folder_gets_a_clear_message(tm
     )
     assert again.returncode != 0  # … so another process is told why and what to do instead
     assert "milvus-lite server --data-dir" in again.stderr and "Traceback" not in again.stderr
+    assert "--host 127.0.0.1" in again.stderr  # the server it suggests listens on loopback only
 
 
 @pytest.mark.skipif(not os.environ.get("FILINGS_MILVUS_URI"), reason="set FILINGS_MILVUS_URI to test a real Milvus")

@@ -36,6 +36,7 @@ import numpy as np
 from indexer.core.errors import FilingsError
 from indexer.core.models import DocumentMeta, StoredChunk
 from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M
+from indexer.index.milvus_lite_socket import private_uri
 from indexer.index.store import MilvusInfo
 
 logger = logging.getLogger(__name__)
@@ -69,6 +70,21 @@ def field_text(tokens: Sequence[str]) -> str:
     return cut.rsplit(" ", 1)[0]
 
 
+_STRING_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def expression_string(value: str) -> str:
+    """``value`` as a double-quoted string in a Milvus filter expression. Only the escapes Milvus and milvus-lite
+    both read (backslash, quote, newline, return, tab); every other character, a control character included, goes
+    as it is (JSON's ``\\u0001`` is an error in milvus-lite)."""
+    return '"' + "".join(_STRING_ESCAPES.get(ch, ch) for ch in value) + '"'
+
+
+def expression_strings(values: Sequence[str]) -> str:
+    """A list of strings for an ``in`` expression."""
+    return "[" + ", ".join(expression_string(v) for v in values) + "]"
+
+
 def default_lite_path(index_dir: Path) -> Path:
     """The milvus-lite data folder an index uses when no URI is given: beside it, as its versions are."""
     return index_dir.parent / f".{index_dir.name}{LITE_SUFFIX}"
@@ -91,8 +107,9 @@ def collection_prefix(index_dir: Path) -> str:
 
 
 def connect(uri: str) -> Any:
-    """A MilvusClient for ``uri``; a local ``.db`` path starts milvus-lite in this process (one process at a time
-    may hold a milvus-lite folder: a server is the way to share one)."""
+    """A MilvusClient for ``uri``; a local ``.db`` path is served by milvus-lite in this process, on a Unix socket in
+    a private folder (``milvus_lite_socket``): no TCP port, so no other local process reaches the collections. One
+    process at a time may hold a milvus-lite folder: a server on loopback is the way to share one."""
     try:
         from pymilvus import MilvusClient
     except ImportError as exc:
@@ -100,24 +117,27 @@ def connect(uri: str) -> Any:
             "the Milvus backend is not installed; run `pip install 'filings-mcp[milvus]'` (pymilvus and milvus-lite)"
         ) from exc
     local = "://" not in uri
-    if local:
-        Path(uri).parent.mkdir(parents=True, exist_ok=True)
-    # milvus-lite logs a refused start with a traceback; the error below says what happened and what to do
-    quiet = logging.getLogger("milvus_lite.server_manager")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)
     try:
+        if local:
+            Path(uri).parent.mkdir(parents=True, exist_ok=True)
+            return MilvusClient(uri=private_uri(Path(uri)))
         return MilvusClient(uri=uri, token=os.environ.get(TOKEN_ENV, ""))
-    except Exception as exc:  # pymilvus raises many types for a refused or unreachable server
+    except Exception as exc:  # milvus-lite and pymilvus raise many types for a held folder or an unreachable server
         advice = (
-            "the milvus-lite folder may be open in another process (a server serving this index?): stop it, or run "
-            f"`milvus-lite server --data-dir {uri}` and pass --milvus-uri http://127.0.0.1:PORT"
+            "the milvus-lite folder may be open in another process (a server serving this index?): stop it, or "
+            f"share it through one milvus-lite server bound to loopback: `milvus-lite server --data-dir {uri} "
+            "--host 127.0.0.1 --port PORT` and pass --milvus-uri http://127.0.0.1:PORT (any local process can "
+            "reach that port: see docs/operations.md)"
             if local
             else f"check that Milvus runs there and that {TOKEN_ENV} holds its token"
         )
-        raise MilvusStorageError(f"cannot connect to Milvus at {uri} ({exc}); {advice}") from exc
-    finally:
-        quiet.setLevel(level)
+        raise MilvusStorageError(f"cannot connect to Milvus at {uri} ({_short(exc)}); {advice}") from exc
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    """An engine's error, cut short (an error from a server we do not control can be any size)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _schema(client: Any, with_text: bool, dim: int | None) -> Any:
@@ -353,10 +373,7 @@ class MilvusStorage:
             try:
                 self.client.load_collection(name)
             except Exception as exc:  # pymilvus raises many types
-                raise MilvusStorageError(
-                    f"cannot load the Milvus collection {name} at {info.uri} ({exc}); it may have been dropped: "
-                    "rebuild the index with `filings-index build`"
-                ) from exc
+                raise self._changed(name, f"it cannot be loaded: {_short(exc)}") from exc
         return self
 
     def row_counts(self) -> dict[str, int]:
@@ -364,7 +381,10 @@ class MilvusStorage:
         counts = {}
         for kind in ALIASES:
             if name := getattr(self.info, kind):
-                counts[kind] = int(self.client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"])
+                try:
+                    counts[kind] = int(self.client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"])
+                except Exception as exc:  # pymilvus raises many types
+                    raise self._changed(name, f"it cannot be counted: {_short(exc)}") from exc
         return counts
 
     @property
@@ -379,7 +399,7 @@ class MilvusStorage:
         if allowed.size == 0:
             return "row < 0"
         docs = np.unique(self._document_of[allowed])
-        names = json.dumps([self._documents[d] for d in docs], ensure_ascii=False)
+        names = expression_strings([self._documents[d] for d in docs])
         whole = int(self._rows_per_document[docs].sum())
         if allowed.size == whole:
             return "" if docs.size == len(self._documents) else f"document in {names}"
@@ -387,7 +407,7 @@ class MilvusStorage:
         if sections.size == 1 and sections[0] > 0:
             in_docs = np.isin(self._document_of, docs)
             if allowed.size == int(np.count_nonzero(in_docs & (self._section_of == sections[0]))):
-                section = json.dumps(self._sections[int(sections[0]) - 1], ensure_ascii=False)
+                section = expression_string(self._sections[int(sections[0]) - 1])
                 scope = "" if docs.size == len(self._documents) else f" and document in {names}"
                 return f"section == {section}{scope}"
         return f"row in {json.dumps(allowed.astype(int).tolist())}"
@@ -409,8 +429,25 @@ class MilvusStorage:
                 search_params={"params": {"ef": max(HNSW_EF_SEARCH, depth)}} if field == "vector" else None,
             )
         except Exception as exc:  # pymilvus raises many types
-            raise MilvusStorageError(f"Milvus search of {collection} failed ({exc}); is Milvus still running?") from exc
-        return _ties_by_row([(float(hit["distance"]), int(hit["row"])) for hit in result[0]])
+            raise self._changed(collection, f"its search failed: {_short(exc)}") from exc
+        try:
+            rows = _ties_by_row([(float(hit["distance"]), int(hit["row"])) for hit in result[0]])
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise self._changed(collection, f"it answered without rows ({_short(exc)})") from exc
+        if rows.size and (rows.min() < 0 or rows.max() >= len(self._document_of)):
+            raise self._changed(collection, "it holds rows this index version does not have")
+        if allowed is not None and rows.size and not np.isin(rows, allowed).all():
+            raise self._changed(collection, "it answered rows outside the filter")
+        return rows
+
+    def _changed(self, collection: str, what: str) -> MilvusStorageError:
+        """The error for a collection that is not what the index version wrote (dropped, altered, or the engine
+        stopped): what to run, not a stack trace."""
+        return MilvusStorageError(
+            f"the Milvus collection {collection} at {self.info.uri} is not what this index version wrote ({what}); "
+            "it may have been dropped or changed, or Milvus may have stopped: run `filings-index verify --index "
+            "INDEX` to check, then rebuild with `filings-index build DOCS --index INDEX --backend milvus`"
+        )
 
     def _bm25(self, collection: str, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
         if not tokens:

@@ -1,0 +1,132 @@
+"""A milvus-lite data folder served to this process only: on a Unix socket in a private folder, never a TCP port.
+
+pymilvus opens a ``.db`` path by starting milvus-lite's gRPC server on a free loopback TCP port with no
+authentication, so any local process could list, read and drop the index's collections while the server or a build
+holds the folder. Here the same engine is served on ``unix:<private folder>/milvus.sock`` instead: the folder is
+made by ``tempfile.mkdtemp`` (mode 0700, owned by this user), the socket is 0600, and the client connects with a
+``unix:`` URI — nothing listens on the network. One server per data folder per process (milvus-lite holds the
+folder's LOCK while it is open, so a second process is refused, as before); stopped, and the private folder removed,
+when the process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from concurrent import futures
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+SOCKET_NAME = "milvus.sock"
+MAX_SOCKET_PATH = 100  # a Unix socket's path is limited to ~107 bytes
+WORKERS = 10  # milvus-lite's own default thread pool
+MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # as milvus-lite's own server (Milvus standalone's limit)
+
+
+@dataclass
+class _Served:
+    server: Any  # grpc.Server
+    db: Any  # milvus_lite.db.MilvusLite
+    folder: Path  # the private folder holding the socket (ours: removed on stop)
+
+    @property
+    def uri(self) -> str:
+        return f"unix:{self.folder / SOCKET_NAME}"
+
+    def stop(self) -> None:
+        try:
+            self.server.stop(grace=2).wait(5)
+        finally:
+            self.db.close()
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class _Registry:
+    """The data folders this process serves (pymilvus may connect to one many times: one server each)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._served: dict[str, _Served] = {}
+        self._hooked = False
+
+    def uri(self, data_dir: Path) -> str:
+        key = str(data_dir.absolute())
+        with self._lock:
+            if key not in self._served:
+                self._served[key] = _serve(Path(key))
+                if not self._hooked:
+                    atexit.register(self.stop_all)
+                    self._hooked = True
+            return self._served[key].uri
+
+    def stop(self, data_dir: Path) -> None:
+        with self._lock:
+            served = self._served.pop(str(data_dir.absolute()), None)
+        if served is not None:
+            served.stop()
+
+    def stop_all(self) -> None:
+        with self._lock:
+            served, self._served = list(self._served.values()), {}
+        for one in served:
+            try:
+                one.stop()
+            except Exception:  # at exit: stop the others whatever one of them raises
+                logger.debug("stopping a milvus-lite server failed", exc_info=True)
+
+
+_registry = _Registry()
+
+
+def _private_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="filings-milvus-"))  # 0700, this user's
+    if len(str(folder / SOCKET_NAME)) <= MAX_SOCKET_PATH:
+        return folder
+    folder.rmdir()  # TMPDIR too deep for a socket path: the system's own temporary folder
+    return Path(tempfile.mkdtemp(prefix="filings-milvus-", dir="/tmp"))
+
+
+def _serve(data_dir: Path) -> _Served:
+    import grpc
+    from milvus_lite.adapter.grpc.servicer import MilvusServicer
+    from milvus_lite.db import MilvusLite
+    from pymilvus.grpc_gen import milvus_pb2_grpc
+
+    db = MilvusLite(str(data_dir))  # takes the folder's LOCK: raises when another process holds it
+    folder = _private_folder()
+    try:
+        server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=WORKERS),
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ],
+        )
+        milvus_pb2_grpc.add_MilvusServiceServicer_to_server(MilvusServicer(db), server)
+        socket_path = folder / SOCKET_NAME
+        server.add_insecure_port(f"unix:{socket_path}")
+        server.start()
+        os.chmod(socket_path, 0o600)
+    except BaseException:
+        db.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    logger.info("milvus-lite serves %s to this process on %s", data_dir, socket_path)
+    return _Served(server, db, folder)
+
+
+def private_uri(data_dir: Path) -> str:
+    """The ``unix:`` URI this process reaches the milvus-lite folder ``data_dir`` on (started on first use)."""
+    return _registry.uri(data_dir)
+
+
+def release(data_dir: Path) -> None:
+    """Stop serving ``data_dir`` (its LOCK is released; another process may open it)."""
+    _registry.stop(data_dir)
