@@ -27,7 +27,7 @@ from indexer.evidence.outline import Section, SectionText, find_section, outline
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
 from indexer.evidence.statement_content import likely_pages
-from indexer.evidence.xbrl import attach, facts_of
+from indexer.evidence.xbrl import FactReader, attach
 from indexer.index.reader import (
     LoadedIndex,
     document_meta,
@@ -64,6 +64,7 @@ class KnowledgeBase:
     def __init__(self, index: LoadedIndex, cache_dir: Path | None = None) -> None:
         self.index = index
         self.cache_dir = cache_dir  # where derived data (an HTML filing's XBRL facts) is kept between runs
+        self._facts = FactReader(cache_dir)
         self._outlines: dict[str, list[Section]] = {}
         self._financials: dict[str, list[FinancialRow]] = {}
         self._lock = threading.Lock()
@@ -198,7 +199,7 @@ class KnowledgeBase:
         rows = [row for table in found for row in table_rows(document, table, report)]
         original = source_file(self.folder, meta)
         if rows and meta.source_format == "html" and original.is_file():
-            rows = attach(rows, facts_of(original, meta.sha256, self.cache_dir))
+            rows = attach(rows, self._facts.facts(original, meta.sha256))
         with self._lock:
             if len(self._financials) >= OUTLINES_CACHED:
                 self._financials.pop(next(iter(self._financials)))

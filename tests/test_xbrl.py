@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from indexer.evidence.xbrl import FACTS_VERSION, attach, facts_of, read_facts
+from indexer.evidence.xbrl import FACTS_VERSION, FactReader, attach, facts_of, read_facts
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
@@ -82,3 +83,54 @@ def test_a_truncated_cache_file_is_a_miss(tmp_path: Path) -> None:
     cached.write_text('[{"concept": "us-gaap:Reven', encoding="utf-8")
     facts = facts_of(NVDA_10Q, "3" * 64, tmp_path)
     assert len(facts) > 500 and json.loads(cached.read_text(encoding="utf-8"))
+
+
+def _bombed(tmp_path: Path, texts: list[str]) -> Path:
+    """NVIDIA's 10-Q with hidden facts of the given texts added (an inline-XBRL bomb: ``1E+999999`` is a million
+    digits once expanded)."""
+    facts = "".join(
+        f'<ix:nonFraction unitRef="usd" contextRef="c-3" decimals="-6" name="us-gaap:Planted{i}" '
+        f'format="ixt:num-dot-decimal" scale="6" id="planted-{i}">{text}</ix:nonFraction>'
+        for i, text in enumerate(texts)
+    )
+    bombed = tmp_path / "bombed.htm"
+    bombed.write_text(NVDA_10Q.read_text(encoding="utf-8").replace("<ix:hidden>", f"<ix:hidden>{facts}", 1))
+    return bombed
+
+
+def test_facts_no_filing_prints_are_dropped_and_the_rest_kept(tmp_path: Path) -> None:
+    """450 facts of 1E+999999 once made a 450 MB cache file and a 2 MB answer; one of 1E+10000000 raised an
+    overflow that cost the filing all its facts."""
+    bombed = _bombed(tmp_path, ["1E+999999"] * 450 + ["1E+10000000", "-1E-999999", "9" * 5000, "12,345"])
+    facts = facts_of(bombed, "4" * 64, tmp_path)
+    planted = {f.concept: f.value for f in facts if f.concept.startswith("us-gaap:Planted")}
+    assert planted == {"us-gaap:Planted453": "12345000000"}  # an ordinary figure still read
+    assert len(facts) > 500 and any(f.concept == "us-gaap:Revenues" and f.value == "46743000000" for f in facts)
+    assert max(len(f.value) for f in facts) <= 40
+    cached = tmp_path / "xbrl" / f"{'4' * 64}.v{FACTS_VERSION}.json"
+    assert cached.stat().st_size < 1_000_000
+
+
+def test_one_worker_per_filing_however_many_ask(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = []
+    run = subprocess.run
+
+    def counted(*args: object, **kwargs: object) -> object:
+        started.append(args)
+        return run(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    reader = FactReader(tmp_path, workers=1)
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: reader.facts(NVDA_10Q, "5" * 64), range(4)))
+    assert len(started) == 1 and all(answer == answers[0] for answer in answers) and len(answers[0]) > 500
+
+
+def test_two_readers_of_one_cache_do_not_collide(tmp_path: Path) -> None:
+    """Two knowledge bases (a server reloading, or a second process) reading one filing at once once shared one
+    '.partial' file: the second rename failed and get_financials raised."""
+    readers = [FactReader(tmp_path), FactReader(tmp_path)]
+    with ThreadPoolExecutor(2) as pool:
+        answers = list(pool.map(lambda reader: reader.facts(NVDA_10Q, "6" * 64), readers))
+    assert answers[0] == answers[1] and len(answers[0]) > 500
+    assert [p.name for p in (tmp_path / "xbrl").iterdir()] == [f"{'6' * 64}.v{FACTS_VERSION}.json"]
