@@ -6,8 +6,10 @@
   ``evil.example`` that resolves to 127.0.0.1 cannot read the user's index, token or not.
 - ``SessionLimiter``: at most ``max_sessions`` open sessions, and ``per_client`` per client address. A new session
   over either cap closes an idle session of that client (or, for the global cap, of the client holding the most):
-  sessions that never went past the handshake first, then the least recently used. A flood of ``initialize`` calls
-  thus closes the flooder's own sessions, and a client that is working keeps its session.
+  sessions that never went past the handshake first, then the least recently used. A session with a call in flight
+  or one made within the idle timeout is never closed for a newcomer: the newcomer is refused (503, Retry-After).
+  Every loopback client shares one address, so a local process that opens sessions and calls in each cannot close
+  another client's working session; a flood of ``initialize`` calls only closes the flooder's own sessions.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -35,10 +38,11 @@ MAX_SESSIONS = 256
 MAX_SESSIONS_PER_CLIENT = 64
 SESSION_IDLE_TIMEOUT_S = 600.0
 MCP_PATH = "/mcp"  # FastMCP's Streamable HTTP endpoint
+RETRY_AFTER_MAX_S = 60  # a refused newcomer is told to come back within a minute at the latest
 HANDSHAKE_POSTS = 2  # initialize, then notifications/initialized: a session with no more has done no work
 
 
-async def _refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+async def refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *(headers or [])]
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -119,7 +123,7 @@ class HostOriginGuard:
         host = _header(scope, b"host")
         if not self.policy.host_allowed(host):
             logger.warning("refused a request for Host %r (not this server's)", (host or "")[:100])
-            await _refuse(
+            await refuse(
                 send,
                 421,
                 f"Host {(host or '(none)')[:100]!r} is not a name of this server; connect to 127.0.0.1 or localhost, "
@@ -129,7 +133,7 @@ class HostOriginGuard:
         origin = _header(scope, b"origin")
         if not self.policy.origin_allowed(origin):
             logger.warning("refused a request from Origin %r", (origin or "")[:100])
-            await _refuse(
+            await refuse(
                 send,
                 403,
                 f"Origin {(origin or '')[:100]!r} may not use this server; start filings-mcp with --allow-origin "
@@ -153,7 +157,7 @@ class TokenGuard:
             scheme, _, given = (_header(scope, b"authorization") or "").partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), self._token):
                 logger.warning("refused a request without the token (Authorization header missing or wrong)")
-                await _refuse(
+                await refuse(
                     send,
                     401,
                     "missing or wrong token: send the header 'Authorization: Bearer <the token given to --token or "
@@ -183,9 +187,11 @@ class SessionLimiter:
         app: ASGIApp,
         max_sessions: int = MAX_SESSIONS,
         per_client: int = MAX_SESSIONS_PER_CLIENT,
+        idle_timeout: float = SESSION_IDLE_TIMEOUT_S,
         path: str = MCP_PATH,
     ) -> None:
         self.app = app
+        self.idle_timeout = idle_timeout
         self.path = path.rstrip("/")
         self.max_sessions = max_sessions
         self.per_client = per_client
@@ -229,7 +235,14 @@ class SessionLimiter:
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = (scope.get("client") or ("unknown", 0))[0]
         if not await self._make_room(client):
-            await _refuse(send, 503, "every session of this server is busy; try again shortly")
+            wait = self._retry_after(client)
+            logger.info("refused a new session of %s: every session it could replace is working", client)
+            await refuse(
+                send,
+                503,
+                f"every session of this server is working; try again in {wait} s",
+                [(b"retry-after", str(wait).encode())],
+            )
             return
         self.opening[client] = self.opening.get(client, 0) + 1
         created: str | None = None
@@ -273,12 +286,26 @@ class SessionLimiter:
                 return False
             await self._close(victim)
 
+    def _working(self, session: _Session, now: float) -> bool:
+        """A call in flight, or one made within the idle timeout: such a session is never closed for a newcomer."""
+        called = session.posts > HANDSHAKE_POSTS and now - session.last_used < self.idle_timeout
+        return session.in_flight > 0 or called
+
     def _victim(self, candidates: list[str]) -> str | None:
-        idle = [sid for sid in candidates if self.sessions[sid].in_flight == 0]
+        now = time.monotonic()
+        idle = [sid for sid in candidates if not self._working(self.sessions[sid], now)]
         if not idle:
             return None
         # handshake-only sessions first, then the least recently used
         return min(idle, key=lambda sid: (self.sessions[sid].posts > HANDSHAKE_POSTS, self.sessions[sid].last_used))
+
+    def _retry_after(self, client: str) -> int:
+        """Seconds until a session that blocks ``client`` could be closed: the soonest a working one goes idle."""
+        now = time.monotonic()
+        mine = [s for s in self.sessions.values() if s.client == client]
+        blocking = mine if len(mine) >= self.per_client else list(self.sessions.values())
+        waits = [s.last_used + self.idle_timeout - now for s in blocking if s.in_flight == 0]
+        return max(1, min(RETRY_AFTER_MAX_S, math.ceil(min(waits, default=RETRY_AFTER_MAX_S))))
 
     async def _close(self, session_id: str) -> None:
         """End a session the way its client would: a DELETE through the endpoint, with the opening request's

@@ -33,6 +33,7 @@ from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
+from mcp_server.body_guard import BodyGuard
 from mcp_server.http_guard import MCP_PATH, HostOriginGuard, HostPolicy, SessionLimiter, TokenGuard
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
@@ -391,7 +392,13 @@ def _serve_http(server: FastMCP, settings: ServerSettings) -> None:
     guards = [Middleware(HostOriginGuard, policy=policy)]
     if settings.token:
         guards.append(Middleware(TokenGuard, token=settings.token))
-    limits = Middleware(SessionLimiter, max_sessions=settings.max_sessions, per_client=settings.max_sessions_per_client)
+    bodies = Middleware(BodyGuard, deadline_s=settings.body_timeout)
+    limits = Middleware(
+        SessionLimiter,
+        max_sessions=settings.max_sessions,
+        per_client=settings.max_sessions_per_client,
+        idle_timeout=settings.session_idle_timeout,
+    )
     sock = _bound_socket(settings.host, settings.port)
     port = sock.getsockname()[1]
     shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
@@ -405,7 +412,7 @@ def _serve_http(server: FastMCP, settings: ServerSettings) -> None:
         MCP_PATH,
         " (send 'Authorization: Bearer <token>')" if settings.token else "",
     )
-    server.run(transport="http", show_banner=False, sockets=[sock], middleware=[*guards, limits])
+    server.run(transport="http", show_banner=False, sockets=[sock], middleware=[*guards, bodies, limits])
 
 
 def run(settings: ServerSettings) -> int:

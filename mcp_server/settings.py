@@ -10,6 +10,7 @@ from pathlib import Path
 from indexer.core.errors import FilingsError
 from indexer.ingest.settings import default_cache_dir
 from mcp_server.auth import TOKEN_ENV, is_loopback
+from mcp_server.body_guard import BODY_DEADLINE_S
 from mcp_server.http_guard import MAX_SESSIONS, MAX_SESSIONS_PER_CLIENT, SESSION_IDLE_TIMEOUT_S
 
 
@@ -28,6 +29,7 @@ class ServerSettings:
     max_sessions: int = MAX_SESSIONS
     max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT
     session_idle_timeout: float = SESSION_IDLE_TIMEOUT_S
+    body_timeout: float = BODY_DEADLINE_S
 
 
 def parse_settings(argv: list[str] | None = None) -> ServerSettings:
@@ -78,9 +80,20 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         default=SESSION_IDLE_TIMEOUT_S,
         help="HTTP: seconds after which an idle session is closed",
     )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=BODY_DEADLINE_S,
+        help="HTTP: seconds a request's body may take to arrive (then 408)",
+    )
     args = parser.parse_args(argv)
-    if min(args.max_sessions, args.max_sessions_per_client) < 1 or not args.session_idle_timeout > 0:
-        parser.error("--max-sessions, --max-sessions-per-client and --session-idle-timeout must be positive")
+    if (
+        min(args.max_sessions, args.max_sessions_per_client) < 1
+        or not min(args.session_idle_timeout, args.body_timeout) > 0
+    ):
+        parser.error(
+            "--max-sessions, --max-sessions-per-client, --session-idle-timeout and --body-timeout must be positive"
+        )
     if args.index is None:
         parser.error("no index given: pass --index INDEX_DIR or set FILINGS_INDEX")
     if args.transport == "http" and not is_loopback(args.host) and not args.token:
@@ -106,4 +119,5 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         max_sessions=args.max_sessions,
         max_sessions_per_client=args.max_sessions_per_client,
         session_idle_timeout=args.session_idle_timeout,
+        body_timeout=args.body_timeout,
     )
