@@ -1,11 +1,13 @@
-"""What a calling model reads, in characters: each tool's text content (compact, the default) against the whole
-result as JSON text (``detail="full"``, what the text content was before), through a real MCP client.
+"""What a calling model reads, in characters, in every client: each tool's text content and its structuredContent
+(as Claude Code forwards it: ``JSON.stringify``, no spaces, non-ASCII kept) for every mode, and what tools/list costs.
 
     python bench/answer_sizes.py --index INDEX [--json out.json] [--markdown]
 
-Queries are generic (they fit any filings corpus), in English and Chinese; `get_page` is measured on the pages of the
-searches' top hits, against each page's own text. Targets (issue 13): a top-5 search ≤ 8,000 characters with passage
-text the majority; `get_page` ≤ 2.5 × the page's text + 2,000.
+Queries are generic (they fit any filings corpus), in English and Chinese; `get_page`, `locate_quote`,
+`get_outline` and `get_financials` are measured on the documents and pages of the searches' top hits. Targets
+(issues 13 and 29): a top-5 search ≤ 8,000 characters of text and of structuredContent, an income statement's
+structuredContent ≤ 8,000, a survey (`detail="pages"`) top-10 ≤ 1,500, tools/list descriptions + input schemas ≤
+9,000; `get_page` text ≤ 2.5 × the page's text + 2,000.
 """
 
 from __future__ import annotations
@@ -30,98 +32,130 @@ QUERIES = {
     "zh": ["营业收入和归属于上市公司股东的净利润", "经营活动产生的现金流量净额", "总资产", "研发投入", "毛利率"],
 }  # fmt: skip
 SEARCH_LIMIT = 8_000
+SURVEY_LIMIT = 1_500
+TOOLS_LIST_LIMIT = 9_000
 PAGE_FACTOR, PAGE_EXTRA = 2.5, 2_000
+MODES = ("compact", "full")
+
+
+def as_forwarded(structured: dict[str, Any] | None) -> str:
+    """structuredContent as a client that forwards it to the model writes it (JavaScript's JSON.stringify)."""
+    return json.dumps(structured, ensure_ascii=False, separators=(",", ":")) if structured is not None else ""
+
+
+async def _sizes(
+    client: Client, tool: str, arguments: dict[str, Any], modes: tuple[str, ...] = MODES
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool": tool}
+    for mode in modes:
+        result = await client.call_tool(tool, {**arguments, "detail": mode}, raise_on_error=False)
+        if result.is_error:
+            return {}
+        out[mode] = {"text": len(result.content[0].text), "structured": len(as_forwarded(result.structured_content))}
+        out.setdefault("result", result.structured_content)
+    return out
+
+
+async def _tools_list(client: Client) -> dict[str, int]:
+    tools = await client.list_tools()
+    return {
+        "descriptions_and_inputs": sum(len(t.description or "") + len(as_forwarded(t.inputSchema)) for t in tools),
+        "output_schemas": sum(len(as_forwarded(t.outputSchema)) for t in tools if t.outputSchema),
+        "tools": len(tools),
+    }
 
 
 async def _measure(index: Path, cache: Path) -> dict[str, Any]:
     server = build_server(ServerSettings(index_dir=index, cache_dir=cache), IndexLoader(index, cache, 300))
-    searches: list[dict[str, Any]] = []
-    pages: dict[tuple[str, int], dict[str, Any]] = {}
+    calls: list[dict[str, Any]] = []
+    pages: dict[tuple[str, int], str] = {}
     async with Client(server) as client:
+        tools_list = await _tools_list(client)
         for language, queries in QUERIES.items():
             for query in queries:
                 for top_k in (5, 20):
-                    compact = await client.call_tool("search_reports", {"query": query, "top_k": top_k})
-                    full = await client.call_tool("search_reports", {"query": query, "top_k": top_k, "detail": "full"})
-                    hits = compact.structured_content["hits"]
-                    text = compact.content[0].text
-                    shown = sum(len(line) for line in text.splitlines() if not line.startswith(("[", "box:", "row:")))
-                    searches.append({
-                        "language": language, "query": query, "top_k": top_k, "hits": len(hits),
-                        "text_chars": len(text), "full_chars": len(full.content[0].text),
-                        "passage_share": round(shown / len(text), 3) if text else 0.0,
-                    })  # fmt: skip
-                    for hit in hits[:2] if top_k == 5 else []:
-                        pages.setdefault((hit["source"]["document"], hit["source"]["page"]), {"language": language})
-        for (document, number), row in pages.items():
-            compact = await client.call_tool("get_page", {"document": document, "page": number})
-            full = await client.call_tool("get_page", {"document": document, "page": number, "detail": "full"})
-            own = len(compact.structured_content["text"])
-            row.update(
-                document=document, page=number, page_text_chars=own, text_chars=len(compact.content[0].text),
-                full_chars=len(full.content[0].text), limit=PAGE_FACTOR * own + PAGE_EXTRA,
-            )  # fmt: skip
-        financials = []
+                    found = await _sizes(client, "search_reports", {"query": query, "top_k": top_k})
+                    calls.append(found | {"language": language, "call": f"top_k={top_k}"})
+                    for hit in found["result"]["hits"][:2] if top_k == 5 else []:
+                        pages.setdefault((hit["document"], hit["page"]), language)
+                survey = await _sizes(client, "search_reports", {"query": query, "top_k": 10}, ("pages",))
+                calls.append(survey | {"language": language, "call": "top_k=10 pages"})
+        for (document, number), language in pages.items():
+            page = await _sizes(client, "get_page", {"document": document, "page": number})
+            calls.append(page | {"language": language, "page_text": len(page["result"]["text"])})
+            first_line = next((line for line in page["result"]["text"].splitlines() if len(line) > 8), None)
+            if first_line:
+                quote = {"document": document, "page": number, "quote": first_line[:40]}
+                calls.append(await _sizes(client, "locate_quote", quote) | {"language": language})
         for document in dict.fromkeys(document for document, _ in pages):
+            language = pages[next(key for key in pages if key[0] == document)]
+            calls.append(await _sizes(client, "get_outline", {"document": document}) | {"language": language})
             for arguments in ({"statement": "income"}, {"items": ["revenue", "net_income", "total_assets"]}):
-                compact = await client.call_tool("get_financials", {"document": document, **arguments},
-                                                 raise_on_error=False)  # fmt: skip
-                if compact.is_error:
-                    continue  # a document without statements (a research note)
-                full = await client.call_tool("get_financials", {"document": document, **arguments, "detail": "full"})
-                financials.append({
-                    "document": document, "call": "statement" if "statement" in arguments else "items",
-                    "rows": len(compact.structured_content["rows"]), "text_chars": len(compact.content[0].text),
-                    "full_chars": len(full.content[0].text),
-                })  # fmt: skip
-    return {"index": str(index), "searches": searches, "pages": list(pages.values()), "financials": financials}
+                found = await _sizes(client, "get_financials", {"document": document, **arguments})
+                if found:  # a document without statements (a research note) answers with an error
+                    call = "income statement" if "statement" in arguments else "3 items"
+                    calls.append(found | {"language": language, "call": call})
+        calls.append(await _sizes(client, "list_documents", {}) | {"language": "all"})
+    for call in calls:
+        call.pop("result", None)
+    return {"index": str(index), "tools_list": tools_list, "calls": [c for c in calls if c.get("tool")]}
+
+
+def _median_max(values: list[int]) -> str:
+    return f"{statistics.median(values):,.0f} / {max(values):,}" if values else "—"
+
+
+def _target(rows: list[dict[str, Any]]) -> str:
+    tool, call = rows[0]["tool"], rows[0].get("call", "")
+    if tool == "search_reports" and call == "top_k=5":
+        worst = max(max(r["compact"]["text"], r["compact"]["structured"]) for r in rows)
+        return f"≤ {SEARCH_LIMIT:,}: {'met' if worst <= SEARCH_LIMIT else '**not met**'}"
+    if tool == "search_reports" and call.endswith("pages"):
+        worst = max(max(r["pages"]["text"], r["pages"]["structured"]) for r in rows)
+        return f"≤ {SURVEY_LIMIT:,}: {'met' if worst <= SURVEY_LIMIT else '**not met**'}"
+    if tool == "get_financials" and call == "income statement":
+        worst = max(r["compact"]["structured"] for r in rows)
+        return f"structured ≤ {SEARCH_LIMIT:,}: {'met' if worst <= SEARCH_LIMIT else '**not met**'}"
+    if tool == "get_page":
+        over = [r for r in rows if r["compact"]["text"] > PAGE_FACTOR * r["page_text"] + PAGE_EXTRA]
+        return f"text ≤ {PAGE_FACTOR} × page + {PAGE_EXTRA:,}: " + (
+            "met" if not over else f"**not met** on {len(over)}"
+        )
+    return ""
 
 
 def markdown(results: dict[str, Any]) -> list[str]:
     """The BENCHMARKS.md section (also written by `make bench` through bench/report.py)."""
-    if not results:
+    if not results or "calls" not in results:
         return []
+    listing = results["tools_list"]
+    met = "met" if listing["descriptions_and_inputs"] <= TOOLS_LIST_LIMIT else "**not met**"
     lines = [
-        "## What the model reads (text content, characters)",
+        "## What the model reads, in every client (characters)",
         "",
-        f"`bench/answer_sizes.py --index {results['index']}`: each tool's text content (compact, the default) against "
-        'the whole result as JSON text (`detail="full"`, the text content before issue 13); passage share = '
-        "characters of passage text (not headers, boxes or rows) in the compact text. Targets: top-5 search ≤ "
-        f"{SEARCH_LIMIT:,}; `get_page` ≤ {PAGE_FACTOR} × page text + {PAGE_EXTRA:,}.",
+        f"`bench/answer_sizes.py --index {results['index']}`: each tool's text content and its structuredContent "
+        "as a client that forwards it writes it (JSON.stringify: no spaces, non-ASCII kept; Claude Code shows the "
+        "model only this), for each `detail` mode; median / max over generic English and Chinese queries and the "
+        "documents and pages of their top hits.",
         "",
-        "| call | n | compact: median / max | full JSON: median / max | passage share (median) | target |",
+        f"tools/list ({listing['tools']} tools): descriptions + input schemas {listing['descriptions_and_inputs']:,} "
+        f"(target ≤ {TOOLS_LIST_LIMIT:,}: {met}); output schemas {listing['output_schemas']:,}.",
+        "",
+        "| call | n | mode | text: median / max | structuredContent: median / max | target |",
         "|---|---|---|---|---|---|",
     ]
-    for language in ("en", "zh"):
-        for top_k in (5, 20):
-            rows = [r for r in results["searches"] if r["language"] == language and r["top_k"] == top_k]
-            if not rows:
-                continue
-            texts, fulls = [r["text_chars"] for r in rows], [r["full_chars"] for r in rows]
-            met = "" if top_k != 5 else ("met" if max(texts) <= SEARCH_LIMIT else "**not met**")
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for call in results["calls"]:
+        groups.setdefault((call["tool"], call.get("call", ""), call["language"]), []).append(call)
+    for (tool, call, language), rows in groups.items():
+        name = f"{tool} {call}".strip() + f", {language}"
+        modes = [m for m in ("compact", "pages", "full") if m in rows[0]]
+        for mode in modes:
+            texts = [r[mode]["text"] for r in rows]
+            structured = [r[mode]["structured"] for r in rows]
+            target = _target(rows) if mode != "full" else ""
             lines.append(
-                f"| search_reports top_k={top_k}, {language} | {len(rows)} | {statistics.median(texts):,.0f} / "
-                f"{max(texts):,} | {statistics.median(fulls):,.0f} / {max(fulls):,} | "
-                f"{statistics.median(r['passage_share'] for r in rows):.0%} | {met} |"
-            )
-    pages = results["pages"]
-    if pages:
-        over = [p for p in pages if p["text_chars"] > p["limit"]]
-        texts, fulls = [p["text_chars"] for p in pages], [p["full_chars"] for p in pages]
-        ratio = statistics.median(p["text_chars"] / max(p["page_text_chars"], 1) for p in pages)
-        lines.append(
-            f"| get_page (top hits' pages) | {len(pages)} | {statistics.median(texts):,.0f} / {max(texts):,} | "
-            f"{statistics.median(fulls):,.0f} / {max(fulls):,} | {ratio:.2f}× page text | "
-            f"{'met' if not over else f'**not met** on {len(over)}'} |"
-        )
-    for call, what in (("statement", "income statement"), ("items", "revenue, net income, total assets")):
-        rows = [r for r in results.get("financials", []) if r["call"] == call]
-        if rows:
-            texts, fulls = [r["text_chars"] for r in rows], [r["full_chars"] for r in rows]
-            per_row = statistics.median(r["text_chars"] / max(r["rows"], 1) for r in rows)
-            lines.append(
-                f"| get_financials ({what}; the hits' documents) | {len(rows)} | {statistics.median(texts):,.0f} / "
-                f"{max(texts):,} | {statistics.median(fulls):,.0f} / {max(fulls):,} | {per_row:.0f} per row | |"
+                f"| {name} | {len(rows)} | {mode} | {_median_max(texts)} | {_median_max(structured)} | {target} |"
             )
     return [*lines, ""]
 

@@ -64,14 +64,11 @@ async def _plan(url: str) -> tuple[list[Call], list[Call]]:
             if result.is_error:
                 raise RuntimeError(f"search {query!r} failed: {result.content}")
             hit = result.structured_content["hits"][0]  # type: ignore[index]
-            source = hit["source"]
-            figure = next((w for w in hit["content"].split() if any(c.isdigit() for c in w) and len(w) > 4), None)
+            figure = next((w for w in hit["text"].split() if any(c.isdigit() for c in w) and len(w) > 4), None)
             searches.append(("search_reports", {"query": query, "top_k": 5}))
-            others.append(("get_page", {"document": source["document"], "page": source["page"]}))
+            others.append(("get_page", {"document": hit["document"], "page": hit["page"]}))
             if figure:
-                others.append(
-                    ("locate_quote", {"document": source["document"], "page": source["page"], "quote": figure})
-                )
+                others.append(("locate_quote", {"document": hit["document"], "page": hit["page"], "quote": figure}))
     return searches, others
 
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import DocumentMeta, Page, Table
+from indexer.evidence.claim_checks import Claim, ClaimCheck, check_claims
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import (
     STATEMENT_OF_KEY,
@@ -143,6 +144,10 @@ class KnowledgeBase:
             known = self._statement_columns(document, shown, report)
             return check_claim(shown, check_quote(quote), label, period, report, previous, known)
         return locate(lambda number: self.page(document, number), meta.pages, page, quote)
+
+    def check_claims(self, claims: list[Claim]) -> list[ClaimCheck]:
+        """One verdict per claim, in order (each located as :meth:`locate` would; one bad claim costs only itself)."""
+        return check_claims(self.locate, claims)
 
     def _statement_columns(self, document: str, shown: Page, report: ReportPeriod) -> dict[int, tuple[str, ...]]:
         """The columns get_financials reads for the tables of ``shown`` that belong to a primary statement (headers

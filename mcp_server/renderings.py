@@ -1,20 +1,37 @@
-"""The text a calling model reads for each tool's result: compact and citation-ready.
+"""The text a calling model reads for each tool's result, and the structured content beside it: both compact and
+citation-ready by default.
 
-A tool answers twice: ``structuredContent`` carries the full typed result (every line box, highlight and cell) and
-the text content carries this rendering — per passage its document, page, section, the text and one box for the whole
-passage; per page its text and its tables as plain rows. ``detail="full"`` puts the whole JSON result in the text
-instead, for clients that show the model only text and want every box.
+A tool answers twice: the text content carries a rendering — per passage its document, page, section, the text and
+one box for the whole passage; per page its text and its tables as plain rows — and ``structuredContent`` carries the
+same as data (``briefs.py``), because some clients (Claude Code) show the model only the structured content.
+``detail="full"`` puts the whole typed result (every line box, highlight and cell) in the text as JSON and under
+``full`` in the structured content; search's ``detail="pages"`` gives one line per hit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
-from indexer.core.models import Box, DocumentMeta, Table, wire_json
+from pydantic import BaseModel
+
+from indexer.core.models import DocumentMeta, Table, wire, wire_json
 from indexer.evidence.outline import SectionText
-from indexer.search.retrieve import Hit
+from mcp_server.briefs import (
+    ClaimsBrief,
+    PagePointer,
+    PassageBrief,
+    SearchBrief,
+    box_text,
+    claims_brief,
+    documents_brief,
+    financials_brief,
+    page_brief,
+    passage_head,
+    quote_brief,
+    search_brief,
+)
 from mcp_server.types import (
+    ClaimChecks,
     DocumentList,
     Financials,
     Outline,
@@ -25,79 +42,14 @@ from mcp_server.types import (
 )
 
 Detail = Literal["compact", "full"]
-DETAIL_HELP = (
-    "compact (default): text to read and cite — passages, pages and tables as text, one box per passage; "
-    "full: the whole typed result (every line box, highlight and cell) as JSON text. structuredContent is always full."
-)
-
-SEARCH_TEXT_BUDGET = 7_000  # characters of passages and rows shown for a top-5 search (more hits: MIN_PER_HIT each)
-MIN_PER_HIT = 400
-ROW_CHARS = 300  # the matched table row as text (headers included), cut beyond this
-CUT = "…"
+SearchDetail = Literal["compact", "pages", "full"]
+DETAIL_HELP = "compact (default) or full (every box)"
+SEARCH_DETAIL_HELP = "compact (default), pages (a line per hit, to survey) or full (every box)"
 
 
-def _points(value: float) -> str:
-    return f"{value:.0f}"
-
-
-def box_text(box: Box) -> str:
-    """A box as a citation: ``p.19 [x0 36, top 120, x1 576, bottom 210]`` (PDF points, top-left origin)."""
-    return (
-        f"p.{box.page} [x0 {_points(box.x0)}, top {_points(box.top)}, x1 {_points(box.x1)}, "
-        f"bottom {_points(box.bottom)}]"
-    )
-
-
-def enclosing(boxes: Iterable[Box]) -> Box | None:
-    """One box around all of ``boxes`` that are on the first one's page."""
-    boxes = list(boxes)
-    if not boxes:
-        return None
-    page = boxes[0].page
-    out = boxes[0]
-    for box in boxes[1:]:
-        if box.page == page:
-            out = out.union(box)
-    return out
-
-
-def _shortened(text: str, limit: int, around: str | None = None) -> str:
-    """``text`` cut to about ``limit`` characters, keeping the part around ``around`` (a matched figure or term)
-    when there is one; cuts are marked with an ellipsis."""
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    start = 0
-    if around:
-        at = text.find(around)
-        if at > limit // 3:
-            start = min(at - limit // 3, len(text) - limit)
-    piece = text[start : start + limit]
-    return (CUT if start > 0 else "") + piece.strip() + (CUT if start + limit < len(text) else "")
-
-
-def _hit_text(rank: int, hit: Hit, budget: int) -> str:
-    where = f"{hit.source.document} p.{hit.source.page}"
-    kind = hit.kind if hit.kind != "body" else None
-    labels = [label for label in (hit.section, kind, "WEAK: shares no key term" if hit.weak else None) if label]
-    head = f"[{rank}] {where}" + (f" · {' · '.join(labels)}" if labels else "") + f" · score {hit.score:.4f}"
-    lines = [head]
-    box = enclosing(hit.boxes)
-    if box is not None:
-        lines.append(f"box: {box_text(box)}")
-    if hit.table_row is not None:
-        row = hit.table_row
-        cells = " | ".join(f"{cell.header}: {cell.text}" if cell.header else cell.text for cell in row.cells)
-        lines.append(f"row: {_shortened(f'{row.label} | {cells}' if cells else row.text, ROW_CHARS)}")
-    used = sum(len(line) + 1 for line in lines)
-    first = hit.highlights[0].text if hit.highlights else None
-    lines.append(_shortened(hit.content, max(budget - used, MIN_PER_HIT // 2), around=first))
-    return "\n".join(lines)
-
-
-def search_text(result: SearchResult) -> str:
+def search_text(result: SearchBrief) -> str:
     """The hits best first, each with where to cite it, the matched table row and the passage (cut to share the
-    budget when long)."""
+    budget when long); in survey mode one line per hit."""
     hits = result.hits
     scope = f"{result.searched_documents} document{'s' if result.searched_documents != 1 else ''}"
     semantic = "keyword + semantic" if result.dense_search else "keyword only"
@@ -108,8 +60,25 @@ def search_text(result: SearchResult) -> str:
         head.insert(0, f"NOTE: {result.note}")
     if not hits:
         return "\n".join([*head, "Nothing matched: try other terms, fewer filters, or list_documents."])
-    per_hit = max(SEARCH_TEXT_BUDGET // len(hits), MIN_PER_HIT)
-    body = [_hit_text(rank, hit, per_hit) for rank, hit in enumerate(hits, start=1)]
+    if isinstance(hits[0], PagePointer):
+        lines = [
+            f"[{rank}] {hit.document} p.{hit.page}"
+            + (f" · {hit.section}" if hit.section else "")
+            + f" · {hit.first_line}"
+            for rank, hit in enumerate(hits, start=1)
+            if isinstance(hit, PagePointer)
+        ]
+        return "\n".join([*head, *lines, "Read a page with get_page, or search again with detail='compact'."])
+    body = []
+    for rank, hit in enumerate(hits, start=1):
+        assert isinstance(hit, PassageBrief)
+        lines = [passage_head(rank, hit)]
+        if hit.bbox is not None:
+            lines.append(f"box: {box_text(hit.bbox)}")
+        if hit.row is not None:
+            lines.append(f"row: {hit.row}")
+        lines.append(hit.text)
+        body.append("\n".join(lines))
     tail = "Cite as document p.N; get_page reads a whole page, locate_quote verifies a figure and gives its box."
     return "\n\n".join(["\n".join(head), *body, tail])
 
@@ -212,7 +181,7 @@ def section_text(piece: SectionText) -> str:
 
 def financials_text(result: Financials) -> str:
     """Rows grouped by document, statement and page; per label its periods and printed figures (the typed rows with
-    values in units, periods as dates and boxes are in structuredContent)."""
+    values in units, periods as dates and boxes are in the full result)."""
     head = f"{result.total_rows} figure(s) from {len(result.documents)} document(s)"
     lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
     groups: dict[tuple[str, str, int], dict[str, list[str]]] = {}
@@ -232,22 +201,50 @@ def financials_text(result: Financials) -> str:
         unit = units.get((document, statement, page))
         lines.append(f"\n{document} p.{page} · {statement}" + (f" · in {unit}" if unit else ""))
         lines.extend(f"- {label}: " + " | ".join(figures) for label, figures in labels.items())
-    lines.append(
-        "\nCite as document p.N. Each row's value in units, period end, fiscal year and boxes are in "
-        "structuredContent (detail='full' prints them)."
-    )
+    lines.append("\nCite as document p.N. Each row's value in units, period end and boxes: detail='full'.")
     return "\n".join(lines)
 
 
-Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText | Financials
+def claims_text(result: ClaimsBrief) -> str:
+    """One line per claim, in order: the verdict, the citation and what to do about it."""
+    counts = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in result.counts.items())
+    lines = [f"{len(result.checks)} claim(s): {counts}."]
+    for check in result.checks:
+        where = f"{check.document} p.{check.page or check.requested_page}"
+        line = f"[{check.claim}] {check.status.upper().replace('_', ' ')} {where} {check.quote!r}"
+        if check.status == "verified" and check.bbox is not None:
+            line += f" · box {box_text(check.bbox)}"
+        if check.note and (check.status != "verified" or check.page != check.requested_page):
+            line += f" · {check.note}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
-def as_text(result: Answer, detail: Detail) -> str:
-    """The text content of a result: its compact rendering, or with ``detail="full"`` its whole JSON."""
-    if detail == "full":
-        return wire_json(result)
+Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText | Financials | ClaimChecks
+
+
+def brief_of(result: Answer, detail: str) -> BaseModel:
+    """The compact form of a result (the result itself where it holds no boxes: an outline, a section's text)."""
     if isinstance(result, SearchResult):
-        return search_text(result)
+        return search_brief(result, survey=detail == "pages")
+    if isinstance(result, PageResult):
+        return page_brief(result)
+    if isinstance(result, QuoteLocation):
+        return quote_brief(result)
+    if isinstance(result, DocumentList):
+        return documents_brief(result)
+    if isinstance(result, Financials):
+        return financials_brief(result)
+    if isinstance(result, ClaimChecks):
+        return claims_brief(result)
+    return result
+
+
+def _text(result: Answer, brief: BaseModel) -> str:
+    if isinstance(brief, SearchBrief):
+        return search_text(brief)
+    if isinstance(brief, ClaimsBrief):
+        return claims_text(brief)
     if isinstance(result, PageResult):
         return page_text(result)
     if isinstance(result, QuoteLocation):
@@ -258,4 +255,17 @@ def as_text(result: Answer, detail: Detail) -> str:
         return section_text(result)
     if isinstance(result, Financials):
         return financials_text(result)
+    assert isinstance(result, DocumentList)
     return documents_text(result)
+
+
+def answer_parts(result: Answer, detail: str) -> tuple[str, dict[str, Any]]:
+    """The text content and the structured content of a result: compact both (the text rendered, the brief as
+    data), or with ``detail="full"`` the whole result as JSON text and under ``full`` beside the brief."""
+    brief = brief_of(result, detail)
+    structured = wire(brief)
+    if detail == "full":
+        if brief is not result:
+            structured["full"] = wire(result)
+        return wire_json(result), structured
+    return _text(result, brief), structured

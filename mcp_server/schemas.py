@@ -43,13 +43,59 @@ def _flatten(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
-def output_schema(model: type[BaseModel]) -> dict[str, Any]:
-    """The JSON schema of a tool's result as :func:`wire` writes it (titles pruned, as FastMCP does), optional
-    fields as type lists."""
-    schema = compress_schema(wire_schema(model), prune_titles=True)
+def lean(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema with optional values as type lists (``{"type": ["string", "null"]}`` for ``anyOf`` with null)."""
     raw = schema.get("$defs", {})
     defs = {name: _flatten(value, raw) for name, value in raw.items()}
     out: dict[str, Any] = _flatten({key: value for key, value in schema.items() if key != "$defs"}, defs)
     if defs:
         out["$defs"] = defs
     return out
+
+
+def _without_noise(node: Any, top: bool = True) -> Any:
+    if isinstance(node, list):
+        return [_without_noise(item, False) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        if (key == "default" and value is None) or key == "additionalProperties":
+            continue
+        if key == "description" and not top and "properties" in node:
+            continue  # a nested model's docstring: its fields say it
+        out[key] = _without_noise(value, key == "properties" or (top and key not in ("items", "$defs")))
+    return out
+
+
+def _undescribed(node: Any, names: bool = False) -> Any:
+    """``node`` without ``description`` keywords (``names``: a ``properties`` map, whose keys are field names)."""
+    if isinstance(node, list):
+        return [_undescribed(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    return {
+        key: _undescribed(value, key in ("properties", "$defs"))
+        for key, value in node.items()
+        if names or key != "description"
+    }
+
+
+def input_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's input schema as clients are shown it: optional values as type lists, without ``default: null`` (a
+    property not required is optional), ``additionalProperties`` (unknown arguments get a plain error) or nested
+    models' docstrings. Validation is the model's, not this schema's."""
+    return _without_noise(lean(schema))  # type: ignore[no-any-return]
+
+
+def output_schema(model: type[BaseModel], full: type[BaseModel] | None = None) -> dict[str, Any]:
+    """The JSON schema of a tool's result as :func:`wire` writes it (titles pruned, as FastMCP does), optional
+    fields as type lists; with ``full``, the whole result the brief ``model`` stands for, under an optional
+    ``full`` property (present with ``detail="full"``)."""
+    schema = wire_schema(model)
+    if full is not None:  # described once, in the brief and the docs: the full form's schema carries no prose
+        whole = _undescribed(wire_schema(full))
+        schema["$defs"] = {**whole.pop("$defs", {}), **schema.get("$defs", {})}
+        whole["description"] = 'the whole result, with every box and cell: only with detail="full"'
+        schema["properties"]["full"] = whole
+    return lean(compress_schema(schema, prune_titles=True))

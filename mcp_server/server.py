@@ -5,14 +5,12 @@ from __future__ import annotations
 import gc
 import inspect
 import logging
-import socket
 import threading
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
-import fastmcp
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
 from fastmcp.prompts import Prompt
@@ -21,27 +19,36 @@ from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.types import Image
 from mcp.types import TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
-from starlette.middleware import Middleware
 
 from indexer import __version__
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import Box, wire
+from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
 from indexer.evidence.financials import STATEMENTS
 from indexer.evidence.outline import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
-from mcp_server.body_guard import BodyGuard
-from mcp_server.http_guard import MCP_PATH, HostOriginGuard, HostPolicy, SessionLimiter, TokenGuard
+from mcp_server.briefs import ClaimsBrief, DocumentsBrief, FinancialsBrief, PageBrief, QuoteBrief, SearchBrief
+from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
-from mcp_server.renderings import DETAIL_HELP, Answer, Detail, as_text, rendered_text
-from mcp_server.schemas import output_schema
+from mcp_server.renderings import (
+    DETAIL_HELP,
+    SEARCH_DETAIL_HELP,
+    Answer,
+    Detail,
+    SearchDetail,
+    answer_parts,
+    rendered_text,
+)
+from mcp_server.schemas import input_schema, output_schema
 from mcp_server.settings import ServerSettings
 from mcp_server.tools import (
     coverage,
+    coverage_line,
     get_financials_tool,
     get_outline_tool,
     get_page_tool,
@@ -50,8 +57,18 @@ from mcp_server.tools import (
     read_section_tool,
     render_page_tool,
     search_reports_tool,
+    verify_claims_tool,
 )
-from mcp_server.types import DocumentList, Financials, Outline, PageResult, QuoteLocation, RenderedPage, SearchResult
+from mcp_server.types import (
+    ClaimChecks,
+    DocumentList,
+    Financials,
+    Outline,
+    PageResult,
+    QuoteLocation,
+    RenderedPage,
+    SearchResult,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +78,8 @@ GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections (default 70
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 _CITE = (
-    "Every figure or statement you take from a result must be cited with its document and 1-based page "
-    "(e.g. BESTBUY_2024Q2_10Q.pdf p.19); call get_page to read the whole page before quoting."
+    "Cite every figure or statement with its document and 1-based page (e.g. BESTBUY_2024Q2_10Q.pdf p.19); "
+    "read the page (get_page) before quoting."
 )
 INSTRUCTIONS = (
     "Search financial filings (SEC 10-K/10-Q/8-K, earnings releases) and Chinese annual reports (年报) and broker "
@@ -70,7 +87,7 @@ INSTRUCTIONS = (
 )
 SERVER_NAME = "filings-mcp"  # serverInfo.name; serverInfo.version is the package's
 MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
-DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name exactly as list_documents gives it")
+DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name from list_documents")
 PAGE = Field(description="1-based page number")
 DETAIL = Field(description=DETAIL_HELP)
 
@@ -83,6 +100,7 @@ class Declared:
     function: Callable[..., ToolResult]
     description: str
     output: type[BaseModel]
+    full: type[BaseModel] | None = None  # the whole result under `full` with detail="full", when it differs
     with_coverage: bool = False
 
 
@@ -90,12 +108,16 @@ TOOLS: list[Declared] = []
 
 
 def tool(
-    output: type[BaseModel], description: str, *, with_coverage: bool = False
+    output: type[BaseModel],
+    description: str,
+    *,
+    full: type[BaseModel] | None = None,
+    with_coverage: bool = False,
 ) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
     """Declare a tool where it is written (its description beside its signature); build_server registers it."""
 
     def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
-        TOOLS.append(Declared(function, description, output, with_coverage))
+        TOOLS.append(Declared(function, description, output, full, with_coverage))
         return function
 
     return declare
@@ -134,50 +156,51 @@ def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
         raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
 
 
-def _answer(result: Answer, detail: Detail) -> ToolResult:
-    """The full result as structured content, and as text its compact rendering (or, with ``detail="full"``, its
-    JSON), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
-    return ToolResult(
-        content=[TextContent(type="text", text=as_text(result, detail))],
-        structured_content=wire(result),
-    )
+def _answer(result: Answer, detail: str) -> ToolResult:
+    """The compact text and the compact structured content (``detail="full"``: the whole result as JSON text and
+    under ``full``), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
+    text, structured = answer_parts(result, detail)
+    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
 @tool(
-    DocumentList,
+    DocumentsBrief,
     "List the documents in the knowledge base: company, form, period, language, pages.",
     with_coverage=True,
+    full=DocumentList,
 )
 def list_documents(loader: IndexLoader, detail: Annotated[Detail, DETAIL] = "compact") -> ToolResult:
     return _answer(_call(loader, list_documents_tool), detail)
 
 
 @tool(
-    SearchResult,
-    "Search the filings for passages (keyword BM25 + semantic search, fused; English and Chinese terms and periods "
-    "are expanded, e.g. 1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns the best passage of each page, best first, "
-    "with its document, 1-based page, and the bounding boxes of its lines (PDF points, top-left origin). A company, "
-    "year or form named in the query narrows the search to those filings; `documents`, `company`, `year` and `form` "
-    f"do so explicitly. To compare filings, search each one. {_CITE}",
+    SearchBrief,
+    "Search the filings for passages: keywords (BM25) and meaning, fused; English and Chinese terms and periods "
+    "are expanded (1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns the best passage of each page, best first, with "
+    "document, 1-based page, section and one box (PDF points, top-left origin). A company, year or form named in the "
+    "query narrows the search; `documents`, `company`, `year`, `form` and `broker` do so explicitly. To compare "
+    f"filings, search each. {_CITE}",
     with_coverage=True,
+    full=SearchResult,
 )
 @arguments_of(SearchRequest)
 def search_reports(
-    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
+    loader: IndexLoader,
+    *,
+    detail: Annotated[SearchDetail, Field(description=SEARCH_DETAIL_HELP)] = "compact",
+    **arguments: object,
 ) -> ToolResult:
     return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)), detail)
 
 
 @tool(
-    QuoteLocation,
-    "Verify a quoted figure or sentence against a page and get the boxes of the exact text, one per line. Matching "
-    "tolerates whitespace, currency symbols, thousands separators, (1,234) for -1,234 and units (52.00B = 52 billion "
-    "= 52,000 million; 1.2亿 = 12,000万) but never accepts a different number. A short figure that occurs several "
-    "times is reported ambiguous (verified=false) with every candidate box. If the quote is not on the page, the "
-    "pages before and after are tried and the note says so. With `label` and/or `period`, a figure is verified only "
-    "in a table row whose label contains `label` and under a column whose header contains `period` (e.g. "
-    "quote='46,298', label='Revenue', period='2022'); otherwise the note says which row and column it is really in. "
-    "Use it for every figure you state; report unverified quotes as unverified.",
+    QuoteBrief,
+    "Verify a quoted figure or sentence on a page and get the boxes of the matched text. Matching tolerates "
+    "whitespace, currency signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万) "
+    "but never a different number. A short figure printed several times is ambiguous (verified=false, every "
+    "candidate given); neighbouring pages are tried. With `label` and/or `period` a figure is verified only in that "
+    "table row and column, else the note says where it is. For many figures: verify_claims.",
+    full=QuoteLocation,
 )
 def locate_quote(
     loader: IndexLoader,
@@ -199,6 +222,21 @@ def locate_quote(
     detail: Annotated[Detail, DETAIL] = "compact",
 ) -> ToolResult:
     return _answer(_call(loader, locate_quote_tool, document, page, quote, label, period), detail)
+
+
+@tool(
+    ClaimsBrief,
+    f"Verify up to {MAX_CLAIMS} figures or sentences in one call, each as locate_quote would (label and period "
+    "optional): a verdict per claim in order — verified, ambiguous, elsewhere (the note says where it is), "
+    "not_found or error. Use it once at the end for every figure you state; report unverified ones as such.",
+    full=ClaimChecks,
+)
+def verify_claims(
+    loader: IndexLoader,
+    claims: Annotated[list[Claim], Field(min_length=1, max_length=MAX_CLAIMS, description="the figures to check")],
+    detail: Annotated[Detail, DETAIL] = "compact",
+) -> ToolResult:
+    return _answer(_call(loader, verify_claims_tool, claims), detail)
 
 
 @tool(
@@ -230,9 +268,10 @@ def render_page(
 
 
 @tool(
-    PageResult,
-    "Read one whole page of a document: its text and each line with its bounding box. Use it to check context around "
-    "a search hit before quoting. Only documents from list_documents can be read.",
+    PageBrief,
+    "Read one whole page: its text and its tables as rows (detail='full': every line's box). Read a hit's page "
+    "before quoting it.",
+    full=PageResult,
 )
 def get_page(
     loader: IndexLoader,
@@ -245,8 +284,8 @@ def get_page(
 
 @tool(
     Outline,
-    "The document's outline from the headings in its body (not its contents page): 10-K/10-Q Parts and Items, a "
-    "年报's 节, the primary statements and their notes, each with the pages it spans and a `key` for read_section.",
+    "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements and "
+    "notes, each with its pages and a `key` for read_section.",
 )
 def get_outline(
     loader: IndexLoader, document: Annotated[str, DOCUMENT], detail: Annotated[Detail, DETAIL] = "compact"
@@ -256,9 +295,8 @@ def get_outline(
 
 @tool(
     SectionText,
-    f"Read one section of a document, e.g. Item 7 (MD&A), 1A (risk factors), 第四节, balance_sheet: its text from "
-    f"its heading to the next one, each page headed [p.N] for citations, at most {SECTION_CHARS:,} characters per "
-    "call; pass next_cursor as `cursor` to continue. Sections and keys come from get_outline.",
+    f"Read one section (Item 7, 1A, 第四节, balance_sheet … keys from get_outline): its text, each page headed [p.N], "
+    f"at most {SECTION_CHARS:,} characters a call; pass next_cursor as `cursor` to go on.",
 )
 def read_section(
     loader: IndexLoader,
@@ -278,15 +316,13 @@ def read_section(
 
 
 @tool(
-    Financials,
+    FinancialsBrief,
     "The financial statements as data: each figure of the income statement, balance sheet, cash flow statement and "
-    "key-data tables (主要会计数据, selected financial data) as a row with its label as printed, a normalised concept "
-    "(revenue, cost_of_revenue, gross_profit, operating_income, net_income, net_income_attributable, eps_diluted, "
-    "total_assets, total_liabilities, total_equity, operating_cash_flow, capex, dividends_paid …), the column's period "
-    "as printed with its end date and fiscal year, the figure as printed and its value in units (sign, scale such as "
-    "'in millions' or 万元 applied), currency, page and the boxes of the label and the figure. Each figure is verified "
-    "at its box on the page. Parent-company-only statements (母公司) are left out. Use it for multi-year figures and "
-    "ratios (margins, growth, free cash flow = operating_cash_flow + capex); cite each figure with its page.",
+    "key-data tables (主要会计数据) with its label as printed, a concept (revenue, gross_profit, operating_income, "
+    "net_income, eps_diluted, total_assets, operating_cash_flow, capex …), its period and the figure as printed, "
+    "grouped by statement and page, each verified at its box; detail='full' adds values in units and boxes. "
+    "Parent-company-only statements (母公司) are left out. Use it for multi-year figures and ratios; cite each page.",
+    full=Financials,
 )
 def get_financials(
     loader: IndexLoader,
@@ -335,22 +371,22 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     """The FastMCP server: the declared tools bound to ``loader``, the prompt, the index's coverage in the
     instructions and in the descriptions that ask for it."""
     try:
-        scope = coverage(read_manifest(settings.index_dir))
+        manifest = read_manifest(settings.index_dir)
+        scope, covers = coverage(manifest), coverage_line(manifest)
     except FilingsError as exc:
-        scope = f"The index is not available: {exc}"
+        scope = covers = f"The index is not available: {exc}"
     auth = SharedTokenVerifier(settings.token) if settings.transport == "http" and settings.token else None
     mcp = FastMCP(SERVER_NAME, instructions=f"{INSTRUCTIONS}\n{scope}", auth=auth, version=__version__)
     schemas: dict[str, dict[str, Any]] = {}
     for declared in TOOLS:
-        registered = mcp.add_tool(
-            Tool.from_function(
-                _bound(declared.function, loader),
-                name=declared.function.__name__,
-                description=f"{declared.description}\n{scope}" if declared.with_coverage else declared.description,
-                output_schema=output_schema(declared.output),
-                annotations=READ_ONLY,
-            )
+        made = Tool.from_function(
+            _bound(declared.function, loader),
+            name=declared.function.__name__,
+            description=f"{declared.description}\n{covers}" if declared.with_coverage else declared.description,
+            output_schema=output_schema(declared.output, declared.full),
+            annotations=READ_ONLY,
         )
+        registered = mcp.add_tool(made.model_copy(update={"parameters": input_schema(made.parameters)}))
         schemas[registered.name] = registered.parameters
     prompt = mcp.add_prompt(
         Prompt.from_function(
@@ -373,48 +409,6 @@ def plain_fastmcp_logs() -> None:
     fastmcp_logger.propagate = True
 
 
-def _bound_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to the address (so the address logged is one that answers; port 0 picks a free port)."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(socket.SOMAXCONN)  # connections wait in the backlog until the server accepts them
-    except OSError as exc:
-        sock.close()
-        raise FilingsError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port or --host") from exc
-    return sock
-
-
-def _serve_http(server: FastMCP, settings: ServerSettings) -> None:
-    fastmcp.settings.http_session_idle_timeout = settings.session_idle_timeout
-    policy = HostPolicy.create(settings.host, settings.allow_hosts, settings.allow_origins)
-    guards = [Middleware(HostOriginGuard, policy=policy)]
-    if settings.token:
-        guards.append(Middleware(TokenGuard, token=settings.token))
-    bodies = Middleware(BodyGuard, deadline_s=settings.body_timeout)
-    limits = Middleware(
-        SessionLimiter,
-        max_sessions=settings.max_sessions,
-        per_client=settings.max_sessions_per_client,
-        idle_timeout=settings.session_idle_timeout,
-    )
-    sock = _bound_socket(settings.host, settings.port)
-    port = sock.getsockname()[1]
-    shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-    shown = f"[{shown}]" if ":" in shown else shown
-    logger.info(
-        "filings-mcp %s serving %s at http://%s:%d%s%s",
-        __version__,
-        settings.index_dir,
-        shown,
-        port,
-        MCP_PATH,
-        " (send 'Authorization: Bearer <token>')" if settings.token else "",
-    )
-    server.run(transport="http", show_banner=False, sockets=[sock], middleware=[*guards, bodies, limits])
-
-
 def run(settings: ServerSettings) -> int:
     setup_logging(settings.log_level)
     plain_fastmcp_logs()
@@ -427,7 +421,7 @@ def run(settings: ServerSettings) -> int:
     timer.daemon = True
     timer.start()
     if settings.transport == "http":
-        _serve_http(server, settings)
+        serve_http(server, settings)
     else:
         server.run(transport="stdio", show_banner=False)
     return 0

@@ -32,26 +32,8 @@ class ServerSettings:
     body_timeout: float = BODY_DEADLINE_S
 
 
-def parse_settings(argv: list[str] | None = None) -> ServerSettings:
-    parser = argparse.ArgumentParser(
-        prog="filings-mcp", description="MCP server (stdio or HTTP) over an index built by `filings-index build`."
-    )
-    parser.add_argument(
-        "--index",
-        type=Path,
-        default=os.environ.get("FILINGS_INDEX"),
-        help="index folder (default: $FILINGS_INDEX)",
-    )
-    parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
-    parser.add_argument(
-        "--load-timeout", type=float, default=120.0, help="seconds a call waits for the index to finish loading"
-    )
-    parser.add_argument(
-        "--log-level",
-        default=os.environ.get("FILINGS_LOG_LEVEL"),
-        help="DEBUG, INFO, WARNING (default for stdio), ERROR; HTTP defaults to INFO (its address, loads, refusals)",
-    )
-    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or http")
+def _http_arguments(parser: argparse.ArgumentParser) -> None:
+    """The HTTP transport's options: address, token, allowed hosts and origins, session and body limits."""
     parser.add_argument("--host", default="127.0.0.1", help="HTTP: address to bind (default loopback only)")
     parser.add_argument("--port", type=int, default=8765, help="HTTP: port (default 8765)")
     parser.add_argument(
@@ -86,6 +68,29 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         default=BODY_DEADLINE_S,
         help="HTTP: seconds a request's body may take to arrive (then 408)",
     )
+
+
+def parse_settings(argv: list[str] | None = None) -> ServerSettings:
+    parser = argparse.ArgumentParser(
+        prog="filings-mcp", description="MCP server (stdio or HTTP) over an index built by `filings-index build`."
+    )
+    parser.add_argument(
+        "--index",
+        type=Path,
+        default=os.environ.get("FILINGS_INDEX"),
+        help="index folder (default: $FILINGS_INDEX)",
+    )
+    parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
+    parser.add_argument(
+        "--load-timeout", type=float, default=120.0, help="seconds a call waits for the index to finish loading"
+    )
+    parser.add_argument(
+        "--log-level",
+        default=os.environ.get("FILINGS_LOG_LEVEL"),
+        help="DEBUG, INFO, WARNING (default for stdio), ERROR; HTTP defaults to INFO (its address, loads, refusals)",
+    )
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or http")
+    _http_arguments(parser)
     args = parser.parse_args(argv)
     if (
         min(args.max_sessions, args.max_sessions_per_client) < 1

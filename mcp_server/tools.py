@@ -7,12 +7,14 @@ import unicodedata
 from collections import Counter
 
 from indexer.core.models import Box
+from indexer.evidence.claim_checks import Claim
 from indexer.evidence.outline import SectionText
 from indexer.evidence.render import render_png
 from indexer.index.store import Manifest
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
 from mcp_server.types import (
+    ClaimChecks,
     DocumentList,
     Financials,
     Outline,
@@ -140,6 +142,22 @@ def coverage(manifest: Manifest) -> str:
     return "\n".join(lines)
 
 
+def coverage_line(manifest: Manifest) -> str:
+    """What the index covers in one line, for tool descriptions (the catalogue itself is in the server's
+    instructions and list_documents, once)."""
+    docs = manifest.documents
+    if not docs:
+        return "The knowledge base is empty."
+    languages = Counter(d.language or "unknown" for d in docs)
+    years = sorted({d.year for d in docs if d.year})
+    span = f"{years[0]}–{years[-1]}" if len(years) > 1 else (str(years[0]) if years else "unknown years")
+    kinds = ", ".join(f"{n} {inline(lang, 10, quoted=False)}" for lang, n in languages.most_common())
+    return (
+        f"Covers {len(docs)} filings/reports ({kinds}; {span}), named in the server instructions and by "
+        "list_documents; nothing else: say so rather than guess."
+    )
+
+
 def locate_quote_tool(
     kb: KnowledgeBase, document: str, page: int, quote: str, label: str | None = None, period: str | None = None
 ) -> QuoteLocation:
@@ -148,6 +166,10 @@ def locate_quote_tool(
     return QuoteLocation(
         **dict(found), document=document, requested_page=page, page_width=where.width, page_height=where.height
     )
+
+
+def verify_claims_tool(kb: KnowledgeBase, claims: list[Claim]) -> ClaimChecks:
+    return ClaimChecks(checks=kb.check_claims(claims))
 
 
 def render_page_tool(

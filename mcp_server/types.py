@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, computed_field
 
 from indexer.core.models import Box, DocumentMeta, Page
+from indexer.evidence.claim_checks import ClaimCheck
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.outline import Section
 from indexer.evidence.quotes import Located
@@ -19,9 +20,8 @@ class Outline(BaseModel):
     sections: list[Section]
 
 
-class DocumentList(BaseModel):
-    documents: list[DocumentMeta]
-    chunk_count: int
+class CatalogueHead(BaseModel):
+    chunk_count: int = Field(description="passages indexed")
     dense_search: bool = Field(description="whether semantic (embedding) search is available in this index")
     still_embedding: list[str] = Field(
         default_factory=list,
@@ -29,9 +29,14 @@ class DocumentList(BaseModel):
     )
 
 
-class SearchResult(BaseModel):
+class DocumentList(CatalogueHead):
+    documents: list[DocumentMeta]
+
+
+class SearchHead(BaseModel):
+    """What a search result says besides its hits (the same in every form of it)."""
+
     query: str
-    hits: list[Hit]
     searched_documents: int = Field(
         description="how many documents were searched: those the filters allow, narrowed to a company the query names"
     )
@@ -44,6 +49,10 @@ class SearchResult(BaseModel):
         description="when the index may not hold the answer: terms, years or forms of the question it does not have, "
         "or hits that share none of the question's key terms (marked weak)",
     )
+
+
+class SearchResult(SearchHead):
+    hits: list[Hit]
 
 
 class PageResult(Page):
@@ -77,10 +86,19 @@ class RenderedPage(BaseModel):
     quote: QuoteLocation | None = None
 
 
-class Financials(BaseModel):
-    """Statement figures as data, each with its page and boxes."""
-
-    rows: list[FinancialRow]
+class FinancialsHead(BaseModel):
     documents: list[str] = Field(description="the documents whose statements were read")
     total_rows: int = Field(description="rows that matched before the limit")
     note: str | None = Field(default=None, description="rows left out by the limit, unverified rows, what to do next")
+
+
+class Financials(FinancialsHead):
+    """Statement figures as data, each with its page and boxes."""
+
+    rows: list[FinancialRow]
+
+
+class ClaimChecks(BaseModel):
+    """A verdict per claim, in the order given."""
+
+    checks: list[ClaimCheck]

@@ -52,24 +52,43 @@ async def run(index: Path) -> int:
         await session.initialize()
         tools = await session.list_tools()
         print("tools:", ", ".join(tool.name for tool in tools.tools))
-        docs = await session.call_tool("list_documents", {})
-        for doc in (docs.structured_content or {}).get("documents", []):
+        docs = await session.call_tool("list_documents", {"detail": "full"})  # full: with each document's title
+        for doc in (docs.structured_content or {}).get("full", {}).get("documents", []):
             print(f"  {doc['document']}: {doc['title']} ({doc['pages']} pages, {doc['language']})")
         for arguments in QUERIES:
             print(f"\nsearch_reports {json.dumps(arguments, ensure_ascii=False)}")
-            result = await session.call_tool("search_reports", arguments)
+            result = await session.call_tool("search_reports", {**arguments, "detail": "full"})  # every line box
             if result.is_error:
                 print("  error:", result.content[0].text)  # type: ignore[union-attr]
                 return 1
-            _print_hits(result.structured_content or {})
+            _print_hits((result.structured_content or {}).get("full", {}))
         print(f"\nlocate_quote {json.dumps(CITATION, ensure_ascii=False)}")
         located = (await session.call_tool("locate_quote", CITATION)).structured_content or {}
         print(f"  verified={located.get('verified')} match={located.get('match')} page={located.get('page')}")
         for box in located.get("bboxes", []):
             print(f"  box: x0={box['x0']:.1f} top={box['top']:.1f} x1={box['x1']:.1f} bottom={box['bottom']:.1f}")
+        claims = [
+            {
+                "document": CITATION["document"],
+                "page": 5,
+                "quote": "1,175,301,034.32",
+                "label": "营业收入",
+                "period": "2019年",
+            },
+            {
+                "document": CITATION["document"],
+                "page": 5,
+                "quote": "1,175,301,034.32",
+                "label": "营业收入",
+                "period": "2018年",
+            },
+        ]
+        print("\nverify_claims (two claims in one call; the second puts the figure in the wrong year)")
+        checked = await session.call_tool("verify_claims", {"claims": claims})
+        print("  " + checked.content[0].text.replace("\n", "\n  "))  # type: ignore[union-attr]
         print(f"\nget_financials {json.dumps(FINANCIALS, ensure_ascii=False)}")
-        figures = (await session.call_tool("get_financials", FINANCIALS)).structured_content or {}
-        for row in figures.get("rows", []):
+        figures = (await session.call_tool("get_financials", {**FINANCIALS, "detail": "full"})).structured_content or {}
+        for row in figures.get("full", {}).get("rows", []):
             box = row["bboxes"][-1]
             print(
                 f"  p.{row['page']} {row['label']} [{row['concept']}] {row['period']}: {row['value_printed']} "

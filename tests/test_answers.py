@@ -1,19 +1,29 @@
-"""What a calling model reads: every tool's text content is a compact, citation-ready rendering of its result
-(the full typed result stays in structuredContent), and ``detail="full"`` gives the whole JSON as text."""
+"""What a calling model reads, in every client: every tool's text content is a compact, citation-ready rendering of
+its result, its structuredContent the same as data (some clients show the model only that), and ``detail="full"``
+gives the whole result as JSON text and under ``full``."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from indexer.core.models import Box
-from mcp_server.renderings import _shortened, box_text, enclosing
+from mcp_server.briefs import box_text, enclosing
+from mcp_server.briefs import shortened as _shortened
 from tests.conftest import BESTBUY_10Q, SIFANG, call_tools
 
 SEARCH_LIMIT = 8_000  # characters of text content for a top-5 search (issue 13)
 
 
-def test_a_search_reads_as_cited_passages(samples_index_dir: Path, cache_dir: Path) -> None:
+def forwarded(structured: dict[str, Any]) -> str:
+    """structuredContent as Claude Code hands it to the model (JSON.stringify: no spaces, non-ASCII as is)."""
+    return json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_a_search_reads_as_cited_passages_in_text_and_in_structured_content(
+    samples_index_dir: Path, cache_dir: Path
+) -> None:
     en, zh, full, table = call_tools(samples_index_dir, cache_dir, [
         ("search_reports", {"query": "Best Buy revenue and comparable sales in the second quarter of fiscal 2024"}),
         ("search_reports", {"query": "四方科技2019年营业收入和归属于上市公司股东的净利润"}),
@@ -24,20 +34,38 @@ def test_a_search_reads_as_cited_passages(samples_index_dir: Path, cache_dir: Pa
         text = result.content[0].text
         hits = result.structured_content["hits"]
         assert len(hits) == 5 and len(text) <= SEARCH_LIMIT
+        assert len(forwarded(result.structured_content)) <= SEARCH_LIMIT  # a client that shows only this
         for rank, hit in enumerate(hits, start=1):
-            source = hit["source"]
-            assert f"[{rank}] {source['document']} p.{source['page']}" in text
-            first_line = next(line for line in hit["content"].splitlines() if line.strip())
-            assert first_line.strip()[:40] in text  # the passage itself, not a summary of it
+            assert f"[{rank}] {hit['document']} p.{hit['page']}" in text  # cite …
+            assert hit["text"] in text and len(hit["text"]) > 100  # … the same passage in both …
+            box = Box(**hit["bbox"])  # … and draw its box
+            assert box.page == hit["page"] and box_text(box) in text
+            assert "bboxes" not in hit and "highlights" not in hit and "full" not in result.structured_content
         assert text.count("box: p.") == 5 and '"bboxes"' not in text
-        passages = sum(min(len(h["content"]), len(text)) for h in hits)
-        assert passages > len(text) / 2 or len(text) < 3_000  # mostly passage text (or cut to fit the budget)
-    assert len(json.dumps(en.structured_content)) > 3 * len(en.content[0].text)  # the full result is still there
-
-    assert json.loads(full.content[0].text) == full.structured_content  # detail="full": the whole result as text
+        passages = sum(len(h["text"]) for h in hits)
+        assert passages > len(text) / 2  # mostly passage text
+    whole = full.structured_content["full"]
+    assert json.loads(full.content[0].text) == whole  # detail="full": the whole result as text and under `full`
+    assert (
+        len(whole["hits"][0]["bboxes"]) > 1
+        and whole["hits"][0]["source"]["page"] == full.structured_content["hits"][0]["page"]
+    )
 
     text = table.content[0].text
     assert "row: 总资产 | 2019年末: 2,464,948,703.85" in text
+    assert table.structured_content["hits"][0]["row"].startswith("总资产 | 2019年末: 2,464,948,703.85")
+
+
+def test_a_survey_lists_where_things_are_in_a_line_each(samples_index_dir: Path, cache_dir: Path) -> None:
+    (survey,) = call_tools(samples_index_dir, cache_dir, [
+        ("search_reports", {"query": "revenue and net income", "top_k": 10, "detail": "pages"}),
+    ])  # fmt: skip
+    text = survey.content[0].text
+    pointers = survey.structured_content["hits"]
+    assert len(pointers) == 10 and len(text) <= 1_500 and len(forwarded(survey.structured_content)) <= 1_500
+    for rank, pointer in enumerate(pointers, start=1):
+        assert set(pointer) == {"document", "page", "section", "first_line"}
+        assert f"[{rank}] {pointer['document']} p.{pointer['page']}" in text and pointer["first_line"] in text
 
 
 def test_a_page_reads_as_its_text_and_its_tables(samples_index_dir: Path, cache_dir: Path) -> None:
@@ -50,11 +78,18 @@ def test_a_page_reads_as_its_text_and_its_tables(samples_index_dir: Path, cache_
     assert text.startswith(f"{SIFANG.name} p.5 of 12")
     assert page.structured_content["text"] in text
     assert "营业收入: 1,175,301,034.32 | 1,230,537,181.80 | -4.49 | 1,008,714,515.86" in text  # a table row as text
+    rows = page.structured_content["tables"][0]["rows"]
+    assert {
+        "label": "营业收入",
+        "values": ["1,175,301,034.32", "1,230,537,181.80", "-4.49", "1,008,714,515.86"],
+    } in rows
     for result in (page, bestbuy):
         own = len(result.structured_content["text"])
         assert len(result.content[0].text) <= 2.5 * own + 2_000
+        assert len(forwarded(result.structured_content)) <= 2.5 * own + 2_000  # no line boxes, no cell boxes
         assert '"bbox"' not in result.content[0].text
-    assert json.loads(full.content[0].text) == full.structured_content
+    assert json.loads(full.content[0].text) == full.structured_content["full"]
+    assert len(full.structured_content["full"]["lines"]) > 20
 
 
 def test_a_quote_and_the_library_read_as_lines(samples_index_dir: Path, cache_dir: Path) -> None:

@@ -22,7 +22,7 @@ CASES = [
     ("search_reports", {}, "search_reports: query is required: question or key terms"),
     ("search_reports", {"query": "x", "regex": True}, "unknown argument 'regex'; the arguments are: query, top_k,"),
     ("search_reports", {"query": "x", "year": 1800}, "year must be between 1900 and 2100; got 1800"),
-    ("search_reports", {"query": "x", "detail": "all"}, "detail must be one of 'compact' or 'full'; got \"all\""),
+    ("search_reports", {"query": "x", "detail": "all"}, "detail must be one of 'compact', 'pages' or 'full'"),
     ("get_page", {"document": SIFANG.name, "page": "five"}, 'get_page: page must be a whole number; got "five"'),
     ("render_page", {"document": SIFANG.name, "page": 5, "dpi": 1000}, "dpi must be between 36 and 300; got 1000"),
     (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -25,7 +25,8 @@ INSPECTOR = CLIENTS / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 CLIENT_PYTHON = CLIENTS / "venv" / "bin" / "python"
 COMPACT_SEARCH = 8_000
 TOOLS = {"list_documents", "search_reports", "get_page", "locate_quote", "render_page", "get_outline", "read_section",
-         "get_financials"}  # fmt: skip
+         "get_financials", "verify_claims"}  # fmt: skip
+ERAS = {"auto": "2026-07-28", "legacy": "2025-11-25"}  # server/discover, and the initialize handshake
 
 
 def _server(index: Path, cache: Path) -> list[str]:
@@ -60,7 +61,8 @@ def test_the_inspector_cli_over_stdio(samples_index_dir: Path, cache_dir: Path) 
         *server, method="tools/call", arguments={"tool": "search_reports", "query": "总资产", "top_k": 3}
     )
     _assert_compact_search(found["content"][0]["text"])
-    assert found["structuredContent"]["hits"][0]["bboxes"]  # the full result beside the text
+    hit = found["structuredContent"]["hits"][0]  # the same compact answer as data
+    assert hit["bbox"]["page"] == hit["page"] and hit["text"] in found["content"][0]["text"]
     page = _inspector(*server, method="tools/call", arguments={"tool": "get_page", "document": SIFANG.name, "page": 5})
     assert page["content"][0]["text"].startswith(f"{SIFANG.name} p.5 of 12")
 
@@ -144,3 +146,27 @@ def test_every_documented_client_block_connects(samples_index_dir: Path, cache_d
                 continue
             names = asyncio.run(_tools_over(config, samples_index_dir, cache_dir, url, token))
             assert set(names) == TOOLS, where
+
+
+async def _a_call_in_each_era(server: StdioServerParameters | str) -> dict[str, tuple[str, dict]]:  # type: ignore[type-arg]
+    out = {}
+    for mode in ERAS:
+        async with Client(server, mode=mode) as client:  # type: ignore[arg-type]
+            result = await client.call_tool("search_reports", {"query": "营业收入", "top_k": 2})
+            assert not result.is_error
+            out[mode] = (client.protocol_version, result.structured_content or {})
+    return out
+
+
+def test_both_protocol_revisions_over_stdio_and_http(samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
+    """The SDK client negotiating the newest revision (server/discover) and one pinned to the 2025-11-25 handshake
+    each make a tool call, over stdio and over HTTP, and get the same compact answer."""
+    command = _server(samples_index_dir, cache_dir)
+    stdio = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    with serve_http(samples_index_dir, cache_dir, tmp_path) as url:
+        answers = {"stdio": asyncio.run(_a_call_in_each_era(stdio)), "http": asyncio.run(_a_call_in_each_era(url))}
+    for transport, by_mode in answers.items():
+        for mode, (version, result) in by_mode.items():
+            assert version == ERAS[mode], (transport, mode, version)
+            assert result["hits"] and result["hits"][0]["document"] == SIFANG.name
+    assert len({str(result) for by_mode in answers.values() for _, result in by_mode.values()}) == 1

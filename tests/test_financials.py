@@ -155,10 +155,16 @@ def test_get_financials_through_mcp(samples_index_dir: Path, cache_dir: Path) ->
     text = found.content[0].text
     assert "BESTBUY_2024Q2_10Q.pdf p.4 · income · in USD millions" in text
     assert "- Revenue [revenue]: Three Months Ended July 29, 2023: $9,583 |" in text
-    rows = found.structured_content["rows"]
-    assert {row["page"] for row in rows} == {4} and all(row["bboxes"] for row in rows)
-    assert rows[0]["value"] == "9583000000" and "boxes" not in rows[0]
-    assert not company.is_error and {row["value"] for row in company.structured_content["rows"]} >= {"1.25", "2.36"}
+    (statement,) = found.structured_content["statements"]  # compact: the table as printed, without boxes
+    assert (statement["document"], statement["page"], statement["currency"]) == ("BESTBUY_2024Q2_10Q.pdf", 4, "USD")
+    revenue = next(row for row in statement["rows"] if row["concept"] == "revenue")
+    assert revenue["figures"][0] == "$9,583" and statement["periods"][0]["period"] == "Three Months Ended July 29, 2023"
+    assert "bboxes" not in revenue and statement["bbox"]["page"] == 4
+    per_share = company.structured_content["statements"]
+    assert not company.is_error and {f for s in per_share for r in s["rows"] for f in r["figures"]} >= {
+        "$1.25",
+        "$2.36",
+    }
     assert missing.is_error and "pass document" in missing.content[0].text
 
 

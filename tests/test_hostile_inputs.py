@@ -147,9 +147,9 @@ def test_read_section(server, samples_index_dir, cache_dir, document, section, c
 def test_get_financials(server, samples_index_dir, cache_dir, document, company, statement, items, year, limit) -> None:  # type: ignore[no-untyped-def]
     arguments = {"document": document, "company": company, "statement": statement, "items": items, "year": year,
                  "limit": limit}  # fmt: skip
-    result = _call(server, samples_index_dir, cache_dir, "get_financials", arguments)
+    result = _call(server, samples_index_dir, cache_dir, "get_financials", {**arguments, "detail": "full"})
     if not result.is_error:
-        rows = result.structured_content["rows"]
+        rows = result.structured_content["full"]["rows"]
         assert rows and len(rows) <= limit and all(row["page"] >= 1 and row["bboxes"] for row in rows)
 
 

@@ -19,7 +19,8 @@ import pytest
 pytest.importorskip("pymilvus", reason="the Milvus backend is an extra: pip install 'filings-mcp[milvus]'")
 
 from indexer.core.errors import FilingsError
-from indexer.index.milvus_storage import MilvusStorage, connect, field_text, milvus_token
+from indexer.index.milvus_client import connect
+from indexer.index.milvus_storage import MilvusStorage, field_text, milvus_token
 from indexer.index.reader import LoadedIndex, allowed_rows, load_index, section_rows
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
@@ -188,8 +189,8 @@ def test_a_running_server_answers_over_milvus(indexes: dict[str, LoadedIndex], c
         [("search_reports", {"query": "营业收入", "top_k": 3}), ("list_documents", {})],
     )
     hits = out[0].structured_content["hits"]
-    assert any(h["source"]["document"] == SIFANG.name and h["source"]["page"] == 5 for h in hits)
-    assert hits[0]["bboxes"]
+    assert any(h["document"] == SIFANG.name and h["page"] == 5 for h in hits)
+    assert hits[0]["bbox"]
     assert all(d["semantic_ready"] for d in out[1].structured_content["documents"])
 
 

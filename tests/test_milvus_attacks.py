@@ -17,7 +17,8 @@ import pytest
 pytest.importorskip("pymilvus", reason="the Milvus backend is an extra: pip install 'filings-mcp[milvus]'")
 
 from indexer.core.errors import FilingsError
-from indexer.index.milvus_storage import MilvusStorage, connect, expression_string, expression_strings
+from indexer.index.milvus_client import connect
+from indexer.index.milvus_storage import MilvusStorage, expression_string, expression_strings
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.ingest.build import build_index

@@ -12,7 +12,7 @@ from importlib.metadata import packages_distributions, requires
 from tests.conftest import ROOT
 
 # extras: `st` (imported only for st:MODEL embedders), `milvus` (--backend milvus), `ray` (--ray)
-OPTIONAL = {"sentence_transformers", "torch", "pymilvus", "ray"}
+OPTIONAL = {"sentence_transformers", "torch", "pymilvus", "milvus_lite", "grpc", "ray"}
 
 
 def _imported_modules() -> set[str]:

@@ -36,12 +36,16 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
         out["en"] = await session.call_tool(
             "search_reports", {"query": "Las Vegas Strip Resorts net revenues fourth quarter", "top_k": 3}
         )
-        out["zh"] = await session.call_tool("search_reports", {"query": "营业收入和归属于上市公司股东的净利润"})
+        out["zh"] = await session.call_tool(
+            "search_reports", {"query": "营业收入和归属于上市公司股东的净利润", "detail": "full"}
+        )
         out["filtered"] = await session.call_tool(
             "search_reports", {"query": "net revenues", "documents": "BESTBUY*", "top_k": 2}
         )
-        out["page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 5})
-        out["table"] = await session.call_tool("search_reports", {"query": "四方科技 2019年 总资产", "top_k": 3})
+        out["page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 5, "detail": "full"})
+        out["table"] = await session.call_tool(
+            "search_reports", {"query": "四方科技 2019年 总资产", "top_k": 3, "detail": "full"}
+        )
         out["bad_doc"] = await session.call_tool("get_page", {"document": "../../etc/passwd", "page": 1})
         out["bad_page"] = await session.call_tool("get_page", {"document": SIFANG.name, "page": 13})
         out["empty"] = await session.call_tool("search_reports", {"query": "   "})
@@ -52,7 +56,11 @@ async def _session_run(index_dir: Path, cache_dir: Path) -> dict[str, Any]:
         out["bad_regex"] = await session.call_tool("search_reports", {"query": "(unclosed", "use_regex": True})
         out["form"] = await session.call_tool("search_reports", {"query": "净利润", "form": "年报", "top_k": 3})
         out["quote"] = await session.call_tool(
-            "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "营业收入 1,175,301,034.32"}
+            "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "营业收入 1,175,301,034.32", "detail": "full"}
+        )
+        out["claims"] = await session.call_tool(
+            "verify_claims",
+            {"claims": [{"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32", "label": "营业收入"}]},
         )
         out["wrong_quote"] = await session.call_tool(
             "locate_quote", {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.33"}
@@ -82,13 +90,15 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
         "get_outline",
         "read_section",
         "get_financials",
+        "verify_claims",
     }
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema and tool.output_schema["type"] == "object"
     assert {"query", "top_k", "documents", "company"} <= set(tools["search_reports"].input_schema["properties"])
     assert tools["search_reports"].input_schema["properties"]["top_k"]["maximum"] == 20
-    assert "BESTBUY_2024Q2_10Q.pdf" in (tools["search_reports"].description or "")  # coverage is described
+    assert "Covers 4 filings/reports" in (tools["search_reports"].description or "")  # coverage in a line …
+    assert "Documents (name: title)" not in (tools["search_reports"].description or "")  # … the catalogue once
     assert "cite" in (tools["search_reports"].description or "").lower()
 
     docs = out["documents"].structured_content["documents"]
@@ -97,27 +107,26 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     en = out["en"].structured_content
     assert len(en["hits"]) == 3
     top = en["hits"][0]
-    assert top["source"]["document"] == "MGMRESORTS_2022Q4_EARNINGS.pdf"
-    assert top["bboxes"] and all(b["page"] == top["source"]["page"] for b in top["bboxes"])
+    assert top["document"] == "MGMRESORTS_2022Q4_EARNINGS.pdf" and top["bbox"]["page"] == top["page"]
     text = out["en"].content[0].text  # what the model reads: compact, each hit with its citation
-    assert f"[1] {top['source']['document']} p.{top['source']['page']}" in text and "box: p." in text
+    assert f"[1] {top['document']} p.{top['page']}" in text and "box: p." in text and top["text"] in text
 
-    zh = out["zh"].structured_content
+    zh = out["zh"].structured_content["full"]
     assert any(h["source"]["document"] == SIFANG.name and h["source"]["page"] == 5 for h in zh["hits"])
     assert any(m["text"] == "营业收入" for h in zh["hits"] for m in h["highlights"])
 
     filtered = out["filtered"].structured_content
     assert filtered["searched_documents"] == 1
-    assert {h["source"]["document"] for h in filtered["hits"]} == {"BESTBUY_2024Q2_10Q.pdf"}
+    assert {h["document"] for h in filtered["hits"]} == {"BESTBUY_2024Q2_10Q.pdf"}
 
-    page = out["page"].structured_content
+    page = out["page"].structured_content["full"]
     assert page["page"] == 5 and page["page_count"] == 12 and page["width"] > 500
     assert any(line["text"].startswith("营业收入 1,175,301,034.32") for line in page["lines"])
     table = next(t for t in page["tables"] if any(r["label"] == "营业收入" for r in t["rows"]))
     revenue = next(r for r in table["rows"] if r["label"] == "营业收入")
     first = revenue["cells"][0]
     assert (first["header"], first["text"]) == ("2019年", "1,175,301,034.32")
-    row = out["table"].structured_content["hits"][0]["table_row"]
+    row = out["table"].structured_content["full"]["hits"][0]["table_row"]
     assert row["label"] == "总资产" and row["cells"][0]["text"] == "2,464,948,703.85"
     assert row["cells"][0]["bboxes"][0]["page"] == 5
 
@@ -126,13 +135,14 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     assert out["empty"].is_error and "query is empty" in out["empty"].content[0].text
     assert out["top_k"].is_error and "20" in out["top_k"].content[0].text
     regex_hits = out["regex"].structured_content["hits"]
-    assert regex_hits and all("billion" in h["content"].lower() for h in regex_hits)
+    assert regex_hits and all("billion" in h["text"].lower() for h in regex_hits)
     assert out["bad_regex"].is_error and "invalid regular expression" in out["bad_regex"].content[0].text
-    assert {h["source"]["document"] for h in out["form"].structured_content["hits"]} == {SIFANG.name}
+    assert {h["document"] for h in out["form"].structured_content["hits"]} == {SIFANG.name}
     assert {"year", "form", "use_regex"} <= set(tools["search_reports"].input_schema["properties"])
 
-    quote = out["quote"].structured_content
+    quote = out["quote"].structured_content["full"]
     assert quote["verified"] and quote["match"] == "exact" and quote["page"] == 5
+    assert out["claims"].structured_content["checks"][0]["status"] == "verified"
     assert len(quote["bboxes"]) == 1 and quote["bboxes"][0]["x1"] <= quote["page_width"]
     assert not out["wrong_quote"].structured_content["verified"]
     assert out["long_quote"].is_error and "2000" in out["long_quote"].content[0].text
@@ -142,7 +152,7 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     assert out["bad_dpi"].is_error
     assert [p.name for p in out["prompts"]] == ["due_diligence"]
     text = out["prompt"].messages[0].content.text
-    assert "四方科技2019年营业收入是多少？" in text and "locate_quote" in text and "not found in the filings" in text
+    assert "四方科技2019年营业收入是多少？" in text and "verify_claims" in text and "not found in the filings" in text
 
 
 def _rpc(method: str, params: dict[str, Any], ident: int | None) -> bytes:

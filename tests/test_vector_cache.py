@@ -167,3 +167,17 @@ def test_a_damaged_shard_is_a_miss_not_a_crash_and_a_fifo_is_never_opened(tmp_pa
     os.mkfifo(folder / "pipe.npz")
     again = VectorCache.open(tmp_path, "model@1", 3)
     assert len(again) == 1 and again.get(text_key("kept")) is not None
+
+
+def test_a_shard_left_half_written_by_a_killed_process_is_removed_once_stale(tmp_path: Path) -> None:
+    cache = VectorCache.open(tmp_path, "e5-test", dim=2)
+    cache.put([text_key("a")], np.ones((1, 2), dtype=np.float32))
+    cache.flush()
+    folder = cache.folder
+    stale, fresh = folder / ".1-1.tmp.npz", folder / ".2-2.tmp.npz"
+    for partial in (stale, fresh):
+        np.savez(partial, keys=np.array([text_key("b").encode()], dtype="S64"), vectors=np.ones((1, 2)))
+    os.utime(stale, (1, 1))  # written long ago by a process that died before renaming it
+    reopened = VectorCache.open(tmp_path, "e5-test", dim=2)
+    assert reopened.get(text_key("a")) is not None and reopened.get(text_key("b")) is None  # never read
+    assert not stale.exists() and fresh.exists()  # a young one may still be being written: left alone

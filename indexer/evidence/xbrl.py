@@ -138,16 +138,14 @@ def _cached_facts(cached: Path) -> list[XbrlFact] | None:
 def facts_of(html: Path, sha256: str, cache_dir: Path | None, timeout: float = FACTS_TIMEOUT_S) -> list[XbrlFact]:
     """The filing's facts, from the cache or read in a worker process (none when that fails: logged). The worker
     runs under a deadline, an address-space limit and a cap on what it writes (its output goes to a file, so the
-    cap is the kernel's file-size limit: a worker past it is stopped)."""
+    cap is the kernel's file-size limit: a worker past it is stopped); it sets both limits itself at start."""
     cached = (cache_dir or Path()) / "xbrl" / f"{sha256}.v{FACTS_VERSION}.json"
     if cache_dir is not None and (facts := _cached_facts(cached)) is not None:
         return facts
     command = [*PYTHON_ISOLATED, "-m", "indexer.evidence.xbrl", str(html)]
     try:
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-            done = subprocess.run(
-                command, stdout=out, stderr=err, timeout=timeout, check=False, preexec_fn=_limit_worker
-            )
+            done = subprocess.run(command, stdout=out, stderr=err, timeout=timeout, check=False)
             if done.returncode != 0:
                 err.seek(0)
                 lines = err.read(4096).decode("utf-8", errors="replace").strip().splitlines() or ["no message"]
@@ -269,7 +267,9 @@ def xbrl_concepts() -> dict[str, frozenset[str]]:
 
 
 def _main(argv: list[str]) -> int:
-    """The worker: the facts of one HTML filing as JSON on stdout."""
+    """The worker: the facts of one HTML filing as JSON on stdout, within its memory and output limits (set here,
+    not by the parent between fork and exec: a server with gRPC threads, the Milvus backend's, must not fork)."""
+    _limit_worker()
     print(json.dumps([fact.model_dump() for fact in read_facts(Path(argv[0]))]))
     return 0
 

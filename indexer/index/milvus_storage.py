@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import re
 import time
 import uuid
@@ -33,15 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from indexer.core.errors import FilingsError
 from indexer.core.models import DocumentMeta, StoredChunk
 from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M
-from indexer.index.milvus_lite_socket import private_uri
+from indexer.index.milvus_client import MilvusStorageError, short
 from indexer.index.store import MilvusInfo
 
 logger = logging.getLogger(__name__)
 
-TOKEN_ENV = "FILINGS_MILVUS_TOKEN"  # a Milvus cluster's token (user:password or an API key); never stored
 LITE_SUFFIX = ".milvus.db"  # the default: a milvus-lite data folder beside the index (.NAME.milvus.db)
 ANALYZER = "standard"
 INSERT_BATCH = 1000  # rows per insert call (a gRPC message stays well under its size limit)
@@ -50,10 +47,6 @@ MAX_LIMIT = 16_384  # Milvus's cap on a search's limit
 ALIASES = ("passages", "table_rows", "vectors")
 
 _NON_WORD = re.compile(r"\W", re.UNICODE)
-
-
-class MilvusStorageError(FilingsError):
-    """Milvus cannot be reached, or is not installed, or refused an operation."""
 
 
 def milvus_token(token: str) -> str:
@@ -104,40 +97,6 @@ def collection_prefix(index_dir: Path) -> str:
     name = _NON_WORD.sub("_", index_dir.name)[:40] or "index"
     digest = hashlib.sha256(str(index_dir.absolute()).encode()).hexdigest()[:8]
     return f"filings_{name}_{digest}"
-
-
-def connect(uri: str) -> Any:
-    """A MilvusClient for ``uri``; a local ``.db`` path is served by milvus-lite in this process, on a Unix socket in
-    a private folder (``milvus_lite_socket``): no TCP port, so no other local process reaches the collections. One
-    process at a time may hold a milvus-lite folder: a server on loopback is the way to share one."""
-    try:
-        from pymilvus import MilvusClient
-    except ImportError as exc:
-        raise MilvusStorageError(
-            "the Milvus backend is not installed; run `pip install 'filings-mcp[milvus]'` (pymilvus and milvus-lite)"
-        ) from exc
-    local = "://" not in uri
-    try:
-        if local:
-            Path(uri).parent.mkdir(parents=True, exist_ok=True)
-            return MilvusClient(uri=private_uri(Path(uri)))
-        return MilvusClient(uri=uri, token=os.environ.get(TOKEN_ENV, ""))
-    except Exception as exc:  # milvus-lite and pymilvus raise many types for a held folder or an unreachable server
-        advice = (
-            "the milvus-lite folder may be open in another process (a server serving this index?): stop it, or "
-            f"share it through one milvus-lite server bound to loopback: `milvus-lite server --data-dir {uri} "
-            "--host 127.0.0.1 --port PORT` and pass --milvus-uri http://127.0.0.1:PORT (any local process can "
-            "reach that port: see docs/operations.md)"
-            if local
-            else f"check that Milvus runs there and that {TOKEN_ENV} holds its token"
-        )
-        raise MilvusStorageError(f"cannot connect to Milvus at {uri} ({_short(exc)}); {advice}") from exc
-
-
-def _short(exc: BaseException, limit: int = 300) -> str:
-    """An engine's error, cut short (an error from a server we do not control can be any size)."""
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _schema(client: Any, with_text: bool, dim: int | None) -> Any:
@@ -373,7 +332,7 @@ class MilvusStorage:
             try:
                 self.client.load_collection(name)
             except Exception as exc:  # pymilvus raises many types
-                raise self._changed(name, f"it cannot be loaded: {_short(exc)}") from exc
+                raise self._changed(name, f"it cannot be loaded: {short(exc)}") from exc
         return self
 
     def row_counts(self) -> dict[str, int]:
@@ -384,7 +343,7 @@ class MilvusStorage:
                 try:
                     counts[kind] = int(self.client.query(name, filter="", output_fields=["count(*)"])[0]["count(*)"])
                 except Exception as exc:  # pymilvus raises many types
-                    raise self._changed(name, f"it cannot be counted: {_short(exc)}") from exc
+                    raise self._changed(name, f"it cannot be counted: {short(exc)}") from exc
         return counts
 
     @property
@@ -429,11 +388,11 @@ class MilvusStorage:
                 search_params={"params": {"ef": max(HNSW_EF_SEARCH, depth)}} if field == "vector" else None,
             )
         except Exception as exc:  # pymilvus raises many types
-            raise self._changed(collection, f"its search failed: {_short(exc)}") from exc
+            raise self._changed(collection, f"its search failed: {short(exc)}") from exc
         try:
             rows = _ties_by_row([(float(hit["distance"]), int(hit["row"])) for hit in result[0]])
         except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise self._changed(collection, f"it answered without rows ({_short(exc)})") from exc
+            raise self._changed(collection, f"it answered without rows ({short(exc)})") from exc
         if rows.size and (rows.min() < 0 or rows.max() >= len(self._document_of)):
             raise self._changed(collection, "it holds rows this index version does not have")
         if allowed is not None and rows.size and not np.isin(rows, allowed).all():

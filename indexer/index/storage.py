@@ -112,7 +112,8 @@ def load_storage(
     ``previous``, an earlier version's storage, is kept when it is connected to the same place)."""
     if manifest.milvus is None:
         return LocalStorage.load(folder, len(chunks), with_dense)
-    from indexer.index.milvus_storage import MilvusStorage, connect
+    from indexer.index.milvus_client import connect
+    from indexer.index.milvus_storage import MilvusStorage
 
     info = manifest.milvus
     client = previous.client if isinstance(previous, MilvusStorage) and previous.info.uri == info.uri else None

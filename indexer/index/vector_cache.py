@@ -37,6 +37,19 @@ def _folder_name(embedder_id: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", embedder_id)[:120] or "embedder"
 
 
+STALE_TMP_S = 3600  # a shard being written that is this old was left by a process that died before its rename
+
+
+def _remove_if_stale(partial: Path) -> None:
+    """Remove a ``.NAME.tmp.npz`` a killed process left (ours: flush names them so); one being written is young."""
+    try:
+        if partial.name.endswith(".tmp.npz") and time.time() - partial.lstat().st_mtime > STALE_TMP_S:
+            partial.unlink()
+            logger.info("removed %s, left by a process that stopped while writing it", partial.name)
+    except OSError:
+        pass
+
+
 class VectorCache:
     """A key → vector map backed by append-only shards; ``put`` buffers, ``flush`` writes one shard."""
 
@@ -93,7 +106,10 @@ class VectorCache:
         if not self.folder.is_dir():
             return
         for shard in sorted(self.folder.glob("*.npz")):
-            if shard.name.startswith(".") or shard.name in self._read:
+            if shard.name.startswith("."):
+                _remove_if_stale(shard)
+                continue
+            if shard.name in self._read:
                 continue
             self._read.add(shard.name)
             try:

@@ -46,7 +46,8 @@ def write_lexical(
     if settings.backend == "local":
         _write_bm25(folder, len(chunks), groups, tokens, settings.bm25)
         return None
-    from indexer.index.milvus_storage import MilvusWriter, collection_prefix, connect, resolve_uri
+    from indexer.index.milvus_client import connect
+    from indexer.index.milvus_storage import MilvusWriter, collection_prefix, resolve_uri
 
     uri = resolve_uri(settings.milvus_uri, settings.index_dir)
     writer = MilvusWriter(connect(uri), collection_prefix(settings.index_dir), settings.bm25.k1, settings.bm25.b)
@@ -87,7 +88,8 @@ def write_vectors(
     if milvus is None:
         plan.dense().save(folder)
         return None
-    from indexer.index.milvus_storage import MilvusWriter, connect
+    from indexer.index.milvus_client import connect
+    from indexer.index.milvus_storage import MilvusWriter
 
     have = np.flatnonzero(plan.known)
     np.save(Layout(folder).dense_rows, plan.rows[have])  # which chunks have a vector, read without asking Milvus
@@ -101,7 +103,8 @@ def after_publish(index_dir: Path, milvus: MilvusInfo | None) -> None:
     any more (replaced versions past their grace period, builds that failed) are dropped."""
     if milvus is None:
         return
-    from indexer.index.milvus_storage import MilvusWriter, connect
+    from indexer.index.milvus_client import connect
+    from indexer.index.milvus_storage import MilvusWriter
 
     writer = MilvusWriter(connect(milvus.uri), milvus.prefix)
     writer.move_aliases(milvus)

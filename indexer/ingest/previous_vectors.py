@@ -53,7 +53,8 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
 def stored_vectors(index_dir: Path, milvus: MilvusInfo | None) -> dict[int, np.ndarray]:
     """The vectors a version holds, by chunk row: its FAISS files, or its Milvus vectors collection."""
     if milvus is not None:
-        from indexer.index.milvus_storage import connect, read_vectors
+        from indexer.index.milvus_client import connect
+        from indexer.index.milvus_storage import read_vectors
 
         return read_vectors(connect(milvus.uri), milvus.vectors) if milvus.vectors else {}
     dense = DenseIndex.load(index_dir)

@@ -38,38 +38,38 @@ class SearchRequest(BaseModel):
 
     query: str = Field(
         max_length=MAX_INPUT_CHARS,
-        description="question or key terms, English or Chinese, e.g. 'capital expenditures 2022' or '营业收入'",
+        description="question or key terms, English or Chinese, e.g. 'capex 2022', '营业收入'",
     )
-    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, description=f"number of passages to return (1-{MAX_TOP_K})")
+    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, description=f"passages to return (1-{MAX_TOP_K})")
     documents: str | None = Field(
         default=None,
         max_length=MAX_GLOB_CHARS,
-        description="restrict to file names matching this glob, e.g. '*2022*' or 'BESTBUY_*'",
+        description="only file names matching this glob, e.g. '*2022*'",
     )
     company: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
-        description="restrict to one company: a name as in list_documents, a ticker or a stock code",
+        description="only this company: name, ticker or stock code",
     )
     year: int | None = Field(
         default=None,
         ge=1900,
         le=2100,
-        description="restrict to documents of this fiscal year, as the filer names it (list_documents shows it)",
+        description="only this fiscal year, as the filer names it",
     )
     form: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
-        description="restrict to a document type: 10-K, 10-Q, 8-K, earnings release, 年报, 研报",
+        description="only this form: 10-K, 10-Q, 8-K, earnings release, 年报, 研报",
     )
     use_regex: bool = Field(
         default=False,
-        description=r"treat query as a case-insensitive regular expression, e.g. '\$[\d,]+\s*million'",
+        description=r"query is a case-insensitive regex, e.g. '\$[\d,]+ million'",
     )
     broker: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
-        description="restrict to research notes (研报) of this broker, e.g. '德邦证券'",
+        description="only research notes (研报) of this broker",
     )
 
     @property

@@ -1,4 +1,5 @@
-"""A milvus-lite data folder served to this process only: on a Unix socket in a private folder, never a TCP port.
+"""How we reach Milvus: a client for a URI (``connect``); a milvus-lite data folder is served to this process only,
+on a Unix socket in a private folder, never a TCP port.
 
 pymilvus opens a ``.db`` path by starting milvus-lite's gRPC server on a free loopback TCP port with no
 authentication, so any local process could list, read and drop the index's collections while the server or a build
@@ -22,12 +23,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from indexer.core.errors import FilingsError
+
 logger = logging.getLogger(__name__)
+
+TOKEN_ENV = "FILINGS_MILVUS_TOKEN"  # a Milvus cluster's token (user:password or an API key); never stored
 
 SOCKET_NAME = "milvus.sock"
 MAX_SOCKET_PATH = 100  # a Unix socket's path is limited to ~107 bytes
 WORKERS = 10  # milvus-lite's own default thread pool
 MAX_MESSAGE_BYTES = 256 * 1024 * 1024  # as milvus-lite's own server (Milvus standalone's limit)
+
+
+class MilvusStorageError(FilingsError):
+    """Milvus cannot be reached, or is not installed, or refused an operation."""
 
 
 @dataclass
@@ -130,3 +139,37 @@ def private_uri(data_dir: Path) -> str:
 def release(data_dir: Path) -> None:
     """Stop serving ``data_dir`` (its LOCK is released; another process may open it)."""
     _registry.stop(data_dir)
+
+
+def connect(uri: str) -> Any:
+    """A MilvusClient for ``uri``; a local ``.db`` path is served by milvus-lite in this process, on a Unix socket in
+    a private folder (``milvus_lite_socket``): no TCP port, so no other local process reaches the collections. One
+    process at a time may hold a milvus-lite folder: a server on loopback is the way to share one."""
+    try:
+        from pymilvus import MilvusClient
+    except ImportError as exc:
+        raise MilvusStorageError(
+            "the Milvus backend is not installed; run `pip install 'filings-mcp[milvus]'` (pymilvus and milvus-lite)"
+        ) from exc
+    local = "://" not in uri
+    try:
+        if local:
+            Path(uri).parent.mkdir(parents=True, exist_ok=True)
+            return MilvusClient(uri=private_uri(Path(uri)))
+        return MilvusClient(uri=uri, token=os.environ.get(TOKEN_ENV, ""))
+    except Exception as exc:  # milvus-lite and pymilvus raise many types for a held folder or an unreachable server
+        advice = (
+            "the milvus-lite folder may be open in another process (a server serving this index?): stop it, or "
+            f"share it through one milvus-lite server bound to loopback: `milvus-lite server --data-dir {uri} "
+            "--host 127.0.0.1 --port PORT` and pass --milvus-uri http://127.0.0.1:PORT (any local process can "
+            "reach that port: see docs/operations.md)"
+            if local
+            else f"check that Milvus runs there and that {TOKEN_ENV} holds its token"
+        )
+        raise MilvusStorageError(f"cannot connect to Milvus at {uri} ({short(exc)}); {advice}") from exc
+
+
+def short(exc: BaseException, limit: int = 300) -> str:
+    """An engine's error, cut short (an error from a server we do not control can be any size)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,396 @@
+"""The compact form of each tool's result, as data: what the text content says, typed.
+
+Some clients hand the model the text content, others (Claude Code) only ``structuredContent``. Both carry the same
+compact answer by default: per passage its document, page, section, score, the text shown and one box; per page its
+text and its tables as rows; per statement its periods once and each row's printed figures, without per-cell boxes.
+``detail="full"`` adds the whole typed result under ``full`` (every line box, highlight and cell). The text renderings
+(``renderings.py``) are written from these briefs, so the two never say different things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel, Field
+
+from indexer.core.models import Box, DocumentMeta, Table
+from indexer.evidence.claim_checks import ClaimVerdict
+from indexer.search.retrieve import Hit
+from mcp_server.types import (
+    CatalogueHead,
+    ClaimChecks,
+    DocumentList,
+    Financials,
+    FinancialsHead,
+    PageResult,
+    QuoteLocation,
+    SearchHead,
+    SearchResult,
+)
+
+SEARCH_TEXT_BUDGET = 6_600  # characters of passages and rows shown for a top-5 search (more hits: MIN_PER_HIT each)
+MIN_PER_HIT = 400
+ROW_CHARS = 300  # the matched table row as text (headers included), cut beyond this
+FIRST_LINE_CHARS = 56  # a survey hit's first line
+QUOTE_BOXES = 20  # boxes of a quote shown (an ambiguous figure may have many candidates)
+CUT = "…"
+
+
+def enclosing(boxes: Iterable[Box]) -> Box | None:
+    """One box around all of ``boxes`` that are on the first one's page."""
+    boxes = list(boxes)
+    if not boxes:
+        return None
+    page = boxes[0].page
+    out = boxes[0]
+    for box in boxes[1:]:
+        if box.page == page:
+            out = out.union(box)
+    return out
+
+
+def shortened(text: str, limit: int, around: str | None = None) -> str:
+    """``text`` cut to about ``limit`` characters, keeping the part around ``around`` (a matched figure or term)
+    when there is one; cuts are marked with an ellipsis."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    start = 0
+    if around:
+        at = text.find(around)
+        if at > limit // 3:
+            start = min(at - limit // 3, len(text) - limit)
+    piece = text[start : start + limit]
+    return (CUT if start > 0 else "") + piece.strip() + (CUT if start + limit < len(text) else "")
+
+
+# --- search ------------------------------------------------------------------------------------------------------
+
+
+class PassageBrief(BaseModel):
+    """A hit as shown: where to cite it, the passage text (cut to share the answer's budget) and one box."""
+
+    document: str
+    page: int = Field(description="1-based page to cite")
+    section: str | None = Field(description="income_statement, balance_sheet, mdna, notes, … if known")
+    kind: str | None = Field(description="null for body text; contents, boilerplate (ranked last) or table_row")
+    score: float
+    weak: bool = Field(description="shares none of the question's key terms: a near miss, not the answer")
+    bbox: Box | None = Field(description="one box around the passage's lines (PDF points, top-left origin)")
+    row: str | None = Field(description="the table row on the page that best matches the query, with its headers")
+    text: str = Field(description="the passage as printed, cut around the match when long (… marks a cut)")
+
+
+class PagePointer(BaseModel):
+    """A hit in survey mode (``detail="pages"``): where it is, and its first line."""
+
+    document: str
+    page: int
+    section: str | None
+    first_line: str
+
+
+class SearchBrief(SearchHead):
+    hits: list[PassageBrief] | list[PagePointer]
+
+
+def _row_text(hit: Hit) -> str | None:
+    row = hit.table_row
+    if row is None:
+        return None
+    cells = " | ".join(f"{cell.header}: {cell.text}" if cell.header else cell.text for cell in row.cells)
+    return shortened(f"{row.label} | {cells}" if cells else row.text, ROW_CHARS)
+
+
+def passage_head(rank: int, brief: PassageBrief) -> str:
+    """A hit's first line in the text: rank, citation, section and kind, score."""
+    labels = [
+        label for label in (brief.section, brief.kind, "WEAK: shares no key term" if brief.weak else None) if label
+    ]
+    return (
+        f"[{rank}] {brief.document} p.{brief.page}"
+        + "".join(f" · {label}" for label in labels)
+        + (f" · score {brief.score:.4f}")
+    )
+
+
+def box_text(box: Box) -> str:
+    """A box as a citation: ``p.19 [x0 36, top 120, x1 576, bottom 210]`` (PDF points, top-left origin)."""
+    return f"p.{box.page} [x0 {box.x0:.0f}, top {box.top:.0f}, x1 {box.x1:.0f}, bottom {box.bottom:.0f}]"
+
+
+def _passage(rank: int, hit: Hit, budget: int) -> PassageBrief:
+    brief = PassageBrief(
+        document=hit.document,
+        page=hit.page,
+        section=hit.section,
+        kind=hit.kind if hit.kind != "body" else None,
+        score=round(hit.score, 4),
+        weak=hit.weak,
+        bbox=enclosing(hit.boxes),
+        row=_row_text(hit),
+        text="",
+    )
+    used = len(passage_head(rank, brief)) + 1
+    used += len(f"box: {box_text(brief.bbox)}") + 1 if brief.bbox else 0
+    used += len(f"row: {brief.row}") + 1 if brief.row else 0
+    first = hit.highlights[0].text if hit.highlights else None
+    brief.text = shortened(hit.content, max(budget - used, MIN_PER_HIT // 2), around=first)
+    return brief
+
+
+def _pointer(hit: Hit) -> PagePointer:
+    first = next((line for line in hit.content.splitlines() if line.strip()), "")
+    return PagePointer(
+        document=hit.document, page=hit.page, section=hit.section, first_line=shortened(first, FIRST_LINE_CHARS)
+    )
+
+
+def search_brief(result: SearchResult, survey: bool = False) -> SearchBrief:
+    hits = result.hits
+    per_hit = max(SEARCH_TEXT_BUDGET // max(len(hits), 1), MIN_PER_HIT)
+    shown: list[PassageBrief] | list[PagePointer] = (
+        [_pointer(hit) for hit in hits]
+        if survey
+        else [_passage(rank, hit, per_hit) for rank, hit in enumerate(hits, start=1)]
+    )
+    return SearchBrief(**result.model_dump(include=set(SearchHead.model_fields)), hits=shown)
+
+
+# --- pages -------------------------------------------------------------------------------------------------------
+
+
+class RowBrief(BaseModel):
+    label: str = Field(description="the row label ('group › label' under a group line)")
+    values: list[str] = Field(description="the figures as printed, one per column ('' where the row has none)")
+
+
+class TableBrief(BaseModel):
+    title: str | None
+    bbox: Box
+    columns: list[str] = Field(description="each value column's header as printed")
+    rows: list[RowBrief]
+
+
+class PageBrief(BaseModel):
+    document: str
+    page: int
+    page_count: int
+    width: float
+    height: float
+    flags: list[str] = Field(description="scanned (no text layer), unreadable (text layer not the page's), ocr")
+    text: str = Field(description="the page's text, line by line")
+    tables: list[TableBrief]
+
+
+def table_brief(table: Table) -> TableBrief:
+    rows = []
+    for row in table.rows:
+        values = [""] * len(table.columns)
+        for cell in row.cells:
+            if cell.column < len(values):
+                values[cell.column] = cell.text
+        rows.append(RowBrief(label=f"{row.group} › {row.label}" if row.group else row.label, values=values))
+    return TableBrief(title=table.title, bbox=table.box, columns=table.columns, rows=rows)
+
+
+def page_brief(page: PageResult) -> PageBrief:
+    flags = [
+        flag for flag, on in (("scanned", not page.has_text), ("unreadable", page.unreadable), ("ocr", page.ocr)) if on
+    ]
+    return PageBrief(
+        document=page.document,
+        page=page.number,
+        page_count=page.page_count,
+        width=round(page.width, 1),
+        height=round(page.height, 1),
+        flags=flags,
+        text=page.text,
+        tables=[table_brief(table) for table in page.tables],
+    )
+
+
+# --- quotes ------------------------------------------------------------------------------------------------------
+
+
+class QuoteBrief(BaseModel):
+    document: str
+    requested_page: int
+    page: int = Field(description="the page the match is on (a neighbouring page when the note says so)")
+    verified: bool
+    match: str = Field(description="exact, whitespace, numeric, alphanumeric, token (partial, unverified) or none")
+    matched_text: str
+    note: str
+    bboxes: list[Box] = Field(description=f"one box per line of the match (the first {QUOTE_BOXES} candidates)")
+    boxes_total: int = Field(description="boxes in all (detail='full' lists them)")
+
+
+def quote_brief(found: QuoteLocation) -> QuoteBrief:
+    return QuoteBrief(
+        document=found.document,
+        requested_page=found.requested_page,
+        page=found.page,
+        verified=found.verified,
+        match=found.match,
+        matched_text=found.matched_text,
+        note=found.note,
+        bboxes=found.boxes[:QUOTE_BOXES],
+        boxes_total=len(found.boxes),
+    )
+
+
+# --- documents ---------------------------------------------------------------------------------------------------
+
+
+class DocumentBrief(BaseModel):
+    document: str
+    company: str | None
+    form: str | None
+    period: str | None
+    language: str | None
+    pages: int
+    broker: str | None = Field(description="a research note's broker and rating")
+    not_searchable: int = Field(description="pages without a usable text layer")
+    ocr_pages: int
+    semantic_ready: bool = Field(description="embedded: found by meaning as well as by words")
+
+
+class DocumentsBrief(CatalogueHead):
+    documents: list[DocumentBrief]
+
+
+def document_brief(meta: DocumentMeta) -> DocumentBrief:
+    return DocumentBrief(
+        document=meta.document,
+        company=meta.company,
+        form=meta.form,
+        period=meta.period or (str(meta.year) if meta.year else None),
+        language=meta.language,
+        pages=meta.pages,
+        broker=f"{meta.broker} {meta.rating or ''}".strip() if meta.broker else None,
+        not_searchable=len(meta.pages_without_text) + len(meta.pages_unreadable),
+        ocr_pages=len(meta.pages_ocr),
+        semantic_ready=meta.semantic_ready,
+    )
+
+
+def documents_brief(listing: DocumentList) -> DocumentsBrief:
+    documents = [document_brief(meta) for meta in listing.documents]
+    return DocumentsBrief(**listing.model_dump(include=set(CatalogueHead.model_fields)), documents=documents)
+
+
+# --- financials --------------------------------------------------------------------------------------------------
+
+
+class PeriodBrief(BaseModel):
+    period: str = Field(description="the column header as printed")
+    end: str | None = Field(description="ISO date the period ends")
+    months: int | None = Field(description="3, 6, 9 or 12 for a duration; null for a balance date")
+    fiscal_year: int | None
+
+
+class FigureRowBrief(BaseModel):
+    label: str
+    concept: str | None
+    unit: str = Field(description="currency, per_share, shares or percent")
+    scale: str | None = Field(description="as printed (millions, 万元 …); null: no scale printed, not a value in units")
+    figures: list[str] = Field(description="the figures as printed, one per period of the table ('' where none)")
+    unverified: list[int] = Field(description="indexes of figures not found again at their box on the page")
+    xbrl_differs: dict[str, str] = Field(
+        description="period index → the value the filer tagged in XBRL, when it differs"
+    )
+
+
+class StatementBrief(BaseModel):
+    document: str
+    page: int
+    statement: str = Field(description="income, balance, cash_flow or key_data")
+    currency: str | None
+    bbox: Box | None = Field(description="one box around the rows shown")
+    periods: list[PeriodBrief]
+    rows: list[FigureRowBrief]
+
+
+class FinancialsBrief(FinancialsHead):
+    statements: list[StatementBrief]
+
+
+def financials_brief(result: Financials) -> FinancialsBrief:
+    """Rows grouped by document, page and statement; each table's periods once, each row's figures in their order."""
+    groups: dict[tuple[str, int, str], list] = {}
+    for row in result.rows:
+        groups.setdefault((row.document, row.page, row.statement), []).append(row)
+    statements = []
+    for (document, page, statement), rows in groups.items():
+        periods: dict[tuple[str, str | None, int | None], int] = {}
+        for row in rows:
+            periods.setdefault((row.period, row.period_end, row.months), len(periods))
+        fiscal = {(r.period, r.period_end, r.months): r.fiscal_year for r in rows}
+        by_label: dict[tuple[str, str | None], FigureRowBrief] = {}
+        for row in rows:
+            at = periods[(row.period, row.period_end, row.months)]
+            brief = by_label.setdefault(
+                (row.label, row.concept),
+                FigureRowBrief(
+                    label=row.label,
+                    concept=row.concept,
+                    unit=row.unit,
+                    scale=row.scale,
+                    figures=[""] * len(periods),
+                    unverified=[],
+                    xbrl_differs={},
+                ),
+            )
+            brief.figures[at] = row.value_printed
+            if not row.verified:
+                brief.unverified.append(at)
+            if row.xbrl_agrees is False and row.xbrl_value is not None:
+                brief.xbrl_differs[str(at)] = row.xbrl_value
+        money = next((r for r in rows if r.unit == "currency"), rows[0])  # the statement's currency
+        statements.append(
+            StatementBrief(
+                document=document,
+                page=page,
+                statement=statement,
+                currency=money.currency,
+                bbox=enclosing(box for row in rows for box in row.boxes),
+                periods=[
+                    PeriodBrief(period=p, end=e, months=m, fiscal_year=fiscal[(p, e, m)]) for (p, e, m) in periods
+                ],
+                rows=list(by_label.values()),
+            )
+        )
+    head = result.model_dump(include=set(FinancialsHead.model_fields))
+    return FinancialsBrief(**head, statements=statements)
+
+
+# --- claims ------------------------------------------------------------------------------------------------------
+
+
+class ClaimBrief(ClaimVerdict):
+    bbox: Box | None = Field(
+        description="one box around the matched text (a table cell's own box) or its first candidate"
+    )
+    candidates: int = Field(description="boxes found in all (detail='full' lists them)")
+
+
+class ClaimsBrief(BaseModel):
+    counts: dict[str, int] = Field(description="claims per status")
+    checks: list[ClaimBrief]
+
+
+def claims_brief(result: ClaimChecks) -> ClaimsBrief:
+    counts: dict[str, int] = {}
+    checks = []
+    for check in result.checks:
+        counts[check.status] = counts.get(check.status, 0) + 1
+        checks.append(
+            ClaimBrief(
+                **check.model_dump(include=set(ClaimVerdict.model_fields)),
+                bbox=enclosing(
+                    check.boxes[:1] if check.status != "verified" or check.match == "table_cell" else check.boxes
+                ),
+                candidates=len(check.boxes),
+            )
+        )
+    return ClaimsBrief(counts=counts, checks=checks)
