@@ -13,6 +13,9 @@ from importlib import resources
 from indexer.core.models import Line
 from indexer.core.text import CJK
 
+# The primary statements' page labels (their pages are the answer to judgement questions that name none of their words).
+STATEMENT_LABELS = frozenset({"income_statement", "balance_sheet", "cash_flow", "equity"})
+
 # (label, heading pattern); checked in this order on short lines near the top of a page.
 _HEADINGS: list[tuple[str, re.Pattern[str]]] = [
     (

@@ -128,6 +128,25 @@ def glossary_terms(query: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+@lru_cache(maxsize=1)
+def _judgements() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    text = resources.files("indexer.data").joinpath("judgements.txt").read_text(encoding="utf-8")
+    rules = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            pattern, *terms = (part.strip() for part in line.split(" | "))
+            rules.append((re.compile(pattern, re.I), tuple(t.lower() for t in terms if t)))
+    return tuple(rules)
+
+
+def judgement_terms(query: str) -> list[str]:
+    """The line items printed where an analyst's judgement is answered ("capital-intensive" → capital expenditures,
+    property and equipment, total assets: ``indexer/data/judgements.txt``), those the query does not already say."""
+    text = normalize_text(query)
+    terms = [t for pattern, group in _judgements() if pattern.search(text) for t in group if t not in text]
+    return list(dict.fromkeys(terms))
+
+
 def translation_terms(query: str, limit: int = 5) -> list[str]:
     """One term in the other language per concept the query mentions (营业收入 for 'revenue', and back)."""
     chinese_query = CJK.search(query) is not None
@@ -186,7 +205,7 @@ def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[
     """The query, a keyword variant with every other spelling of its periods and terms (for BM25), and a short
     cross-language variant with one translated term per concept (for dense retrieval), when there are any."""
     variants = [Variant(query, 1.0, "original")]
-    extra = period_terms(query) + glossary_terms(query)
+    extra = list(dict.fromkeys(period_terms(query) + glossary_terms(query) + judgement_terms(query)))
     if extra:
         variants.append(Variant(f"{query} {' '.join(extra)}", weight, "keywords"))
     translated = translation_terms(query)

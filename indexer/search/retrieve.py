@@ -20,7 +20,7 @@ from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, StoredChunk
-from indexer.core.sections import question_sections
+from indexer.core.sections import STATEMENT_LABELS, question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, section_rows
 from indexer.search.absence import absence
@@ -223,9 +223,16 @@ def _routed_lists(
     present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
     lists = []
     for (section, rows), weight in zip(present, recipe.routed_weights, strict=False):
-        if tokens and weight > 0:
-            ranked = index.storage.passages(tokens, depth, rows)
-            lists.append(RankedList(f"{ROUTED}:{section}", ranked.tolist(), weights.bm25_weight * weight))
+        if weight <= 0:
+            continue
+        ranked = index.storage.passages(tokens, depth, rows).tolist() if tokens else []
+        if not ranked and section in STATEMENT_LABELS and allowed is not None:
+            # a statement the question is routed to is on the list even when none of its words is on its pages
+            # ("Is X capital-intensive?" is answered by the cash flow statement's capex line): its pages in order,
+            # only when the search is scoped to named filings
+            ranked = [int(row) for row in rows[:depth]]
+        if ranked:
+            lists.append(RankedList(f"{ROUTED}:{section}", ranked, weights.bm25_weight * weight))
     return lists
 
 

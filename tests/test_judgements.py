@@ -1,0 +1,66 @@
+"""Judgement questions find their statements (issue 30): "Is X capital-intensive?", "a healthy liquidity profile?",
+"increased its debt?" name none of the line items that answer them; the question is routed to the statements and
+searched with the line items printed there (indexer/data/judgements.txt), and analysts' abbreviations expand both
+ways in both languages (indexer/data/glossary.txt)."""
+
+from __future__ import annotations
+
+import pytest
+
+from indexer.core.sections import question_sections
+from indexer.index.reader import LoadedIndex
+from indexer.search.expand import expand, glossary_terms, judgement_terms
+from indexer.search.retrieve import search
+from tests.conftest import BESTBUY_10Q
+
+BALANCE_SHEET, CASH_FLOW = 3, 6  # Best Buy's Q2 FY2024 10-Q: the statements' pages
+
+
+@pytest.mark.parametrize(
+    ("question", "first", "printed"),
+    [
+        ("Is Boeing a capital-intensive business?", "cash_flow", "capital expenditures"),
+        ("Does 3M have a healthy liquidity profile?", "balance_sheet", "total current liabilities"),
+        ("Has AMD increased its debt on the balance sheet?", "balance_sheet", "long-term debt"),
+        ("四方科技是重资产公司吗？", "cash_flow", "购建固定资产"),
+    ],
+)
+def test_a_judgement_is_routed_to_its_statements_and_searched_with_their_line_items(
+    question: str, first: str, printed: str
+) -> None:
+    assert question_sections(question)[0] == first
+    assert printed in judgement_terms(question)
+    keywords = next(v for v in expand(question) if v.reason == "keywords")
+    assert printed in keywords.text.lower()
+
+
+def test_judgement_terms_go_one_way() -> None:
+    """A question about a line item is not a question about the judgement it serves."""
+    assert judgement_terms("What was Boeing's capex in 2022?") == []
+    assert judgement_terms("What were the capital expenditures in FY2021?") == []
+
+
+@pytest.mark.parametrize(
+    ("abbreviation", "meaning"),
+    [
+        ("PPNE", "property plant and equipment"),
+        ("FCF", "free cash flow"),
+        ("NPL ratio", "non-performing loans"),
+        ("ROIC", "return on invested capital"),
+        ("SG&A", "selling general and administrative"),
+        ("opex", "operating expenses"),
+        ("TTM revenue", "trailing twelve months"),
+        ("不良贷款率", "npl"),
+        ("资产负债率", "debt to asset ratio"),
+        ("return on invested capital", "roic"),
+    ],
+)
+def test_analysts_abbreviations_expand_both_ways(abbreviation: str, meaning: str) -> None:
+    assert meaning in glossary_terms(abbreviation)
+
+
+def test_a_capital_intensity_question_reaches_the_statements(samples_index: LoadedIndex) -> None:
+    pages = [hit.page for hit in search(samples_index, "Is Best Buy a capital-intensive business?", top_k=5)]
+    assert {BALANCE_SHEET, CASH_FLOW} & set(pages), pages
+    hits = search(samples_index, "Has Best Buy increased its debt?", top_k=5)
+    assert hits[0].document == BESTBUY_10Q.name and BALANCE_SHEET in [h.page for h in hits]
