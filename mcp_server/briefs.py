@@ -31,7 +31,7 @@ from mcp_server.types import (
 SEARCH_TEXT_BUDGET = 6_600  # characters of passages and rows shown for a top-5 search (more hits: MIN_PER_HIT each)
 MIN_PER_HIT = 400
 ROW_CHARS = 300  # the matched table row as text (headers included), cut beyond this
-FIRST_LINE_CHARS = 56  # a survey hit's first line
+FIRST_LINE_CHARS = 40  # a survey hit's first line
 QUOTE_BOXES = 20  # boxes of a quote shown (an ambiguous figure may have many candidates)
 CUT = "…"
 
@@ -87,7 +87,7 @@ class PagePointer(BaseModel):
     document: str
     page: int
     section: str | None
-    first_line: str
+    line: str = Field(description="the first line of the passage found there, cut")
 
 
 class SearchBrief(SearchHead):
@@ -142,7 +142,7 @@ def _passage(rank: int, hit: Hit, budget: int) -> PassageBrief:
 def _pointer(hit: Hit) -> PagePointer:
     first = next((line for line in hit.content.splitlines() if line.strip()), "")
     return PagePointer(
-        document=hit.document, page=hit.page, section=hit.section, first_line=shortened(first, FIRST_LINE_CHARS)
+        document=hit.document, page=hit.page, section=hit.section, line=shortened(first, FIRST_LINE_CHARS)
     )
 
 

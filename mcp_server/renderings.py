@@ -62,9 +62,7 @@ def search_text(result: SearchBrief) -> str:
         return "\n".join([*head, "Nothing matched: try other terms, fewer filters, or list_documents."])
     if isinstance(hits[0], PagePointer):
         lines = [
-            f"[{rank}] {hit.document} p.{hit.page}"
-            + (f" · {hit.section}" if hit.section else "")
-            + f" · {hit.first_line}"
+            f"[{rank}] {hit.document} p.{hit.page}" + (f" · {hit.section}" if hit.section else "") + f" · {hit.line}"
             for rank, hit in enumerate(hits, start=1)
             if isinstance(hit, PagePointer)
         ]

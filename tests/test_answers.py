@@ -64,8 +64,8 @@ def test_a_survey_lists_where_things_are_in_a_line_each(samples_index_dir: Path,
     pointers = survey.structured_content["hits"]
     assert len(pointers) == 10 and len(text) <= 1_500 and len(forwarded(survey.structured_content)) <= 1_500
     for rank, pointer in enumerate(pointers, start=1):
-        assert set(pointer) == {"document", "page", "section", "first_line"}
-        assert f"[{rank}] {pointer['document']} p.{pointer['page']}" in text and pointer["first_line"] in text
+        assert set(pointer) == {"document", "page", "section", "line"}
+        assert f"[{rank}] {pointer['document']} p.{pointer['page']}" in text and pointer["line"] in text
 
 
 def test_a_page_reads_as_its_text_and_its_tables(samples_index_dir: Path, cache_dir: Path) -> None:
