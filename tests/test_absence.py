@@ -77,3 +77,33 @@ def test_the_year_filter_is_the_fiscal_year(samples_index: LoadedIndex) -> None:
     outcome = KnowledgeBase(samples_index).search(SearchRequest(query="comparable sales", year=2024))
     assert outcome.hits and {hit.document for hit in outcome.hits} == {"BESTBUY_2024Q2_10Q.pdf"}
     assert outcome.note is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "高测股份2024年的盈利预测是多少？",  # a year the broker note forecasts, not the note's own
+        "What is Gaoce's forecast net profit for 2024?",  # … asked in English, by the pinyin short name
+        "What was Sifang's net profit in 2019?",  # an English question about a Chinese annual report
+        "四方科技2019年营收和净利润分别是多少？",  # 营收: how people write 营业收入; the segmenter cuts 年营收和
+        "What was Best Buy's SG&A in Q2 FY2024?",  # abbreviations the filing spells out
+        "What was Best Buy's PPNE at the end of Q2 FY2024?",
+        "What was Best Buy's FCF in the first half of fiscal 2024?",
+    ],
+)
+def test_no_note_on_what_the_index_holds(samples_index: LoadedIndex, question: str) -> None:
+    assert KnowledgeBase(samples_index).search(SearchRequest(query=question)).note is None
+
+
+@pytest.mark.parametrize(
+    ("question", "company"),
+    [
+        ("What was Toyota's operating income in FY2022?", "Toyota"),
+        ("How many monthly active users did Meta report in 2023?", "Meta"),
+    ],
+)
+def test_a_company_the_index_holds_no_filing_of_is_noted(
+    samples_index: LoadedIndex, question: str, company: str
+) -> None:
+    note = KnowledgeBase(samples_index).search(SearchRequest(query=question)).note
+    assert note is not None and f"no document in the knowledge base is a filing or report of {company}" in note

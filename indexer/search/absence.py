@@ -14,10 +14,11 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from indexer.core.docmatch import aliases, document_years, question_years
+from indexer.core.docmatch import aliases, document_years, names_company, question_years
 from indexer.core.models import DocumentMeta
 from indexer.core.text import CJK_RANGE, has_cjk
 from indexer.core.tokenize import Tokenizer
+from indexer.search.expand import generic_words, glossary_terms
 
 _NAME = re.compile(r"(?<![\w&'.-])[A-Z][A-Za-z0-9&'.-]*[A-Za-z0-9](?![\w&'-])")
 _CJK_RUN = re.compile(f"[{CJK_RANGE}]{{3,}}")
@@ -32,6 +33,14 @@ _FORMS: dict[str, re.Pattern[str]] = {
 # A filing of year Y reports on Y and, in its comparatives and multi-year tables, the years before; a fiscal year
 # may be named after the calendar year it ends in.
 YEARS_BEFORE, YEARS_AFTER = 5, 1
+# The company a question is about: "Toyota's operating income", "did Meta report" (a name printed in some passage —
+# a competitor list, a customer — is still not a company the knowledge base holds filings of).
+_SUBJECT = re.compile(
+    r"(?<![\w&'.-])([A-Z][A-Za-z0-9&.-]*(?:\s+[A-Z][A-Za-z0-9&.-]*){0,3})(?:'s|’s|s'|s’)(?![\w])|"
+    r"\b(?:did|does|do|has|have|will)\s+([A-Z][A-Za-z0-9&.-]*(?:\s+[A-Z][A-Za-z0-9&.-]*){0,3})\s+"
+    r"(?:report|announce|disclose|pay|post|record|spend|earn|generate|have|expect|guide)\w*\b"
+)
+_NOT_A_SUBJECT = frozenset({"here", "there", "it", "that", "what", "who", "let", "today", "this", "one", "everyone"})
 _SHOWN = 5
 
 
@@ -50,10 +59,13 @@ def unknown_names(
     gathered only when some name is in no passage: most questions never need them)."""
     out = []
     alias_words: set[str] | None = None
-    for name in dict.fromkeys([*_NAME.findall(question), *_CJK_RUN.findall(question)]):
+    found = [re.sub(r"(?:'s|’s)$", "", name) for name in _NAME.findall(question)]  # Gaoce's → Gaoce
+    for name in dict.fromkeys([*found, *_CJK_RUN.findall(question)]):
         tokens = tokenizer.tokenize(name)
         if not tokens or any(c.isdigit() for c in name) or any(known(t) for t in tokens):
             continue
+        if any(known(t) for t in equivalent_tokens(name, tokenizer)):
+            continue  # an abbreviation the filings spell out (PPNE, FCF, NPL, 营收)
         if alias_words is None:
             alias_words = {word for meta in documents for kind in _alias_sets(meta) for word in kind}
         if name.lower() not in alias_words and not any(name in word for word in alias_words):
@@ -61,19 +73,43 @@ def unknown_names(
     return out
 
 
+def equivalent_tokens(text: str, tokenizer: Tokenizer) -> set[str]:
+    """The tokens of the glossary's equivalents of the concepts ``text`` names (both ways, both languages)."""
+    return {t for term in glossary_terms(text) for t in tokenizer.tokenize(term)}
+
+
+def unheld_companies(question: str, tokenizer: Tokenizer, documents: list[DocumentMeta]) -> list[str]:
+    """Companies the question is about ("Toyota's …", "did Meta report …") that no document in the index is of
+    (by name, ticker or usual short form); a possessive that names a concept (EBITDA's) or only generic words is not
+    a company."""
+    out = []
+    for match in _SUBJECT.finditer(question):
+        name = (match.group(1) or match.group(2) or "").strip()
+        tokens = set(tokenizer.tokenize(name))
+        generic = not tokens or tokens <= generic_words(tokenizer)
+        if name.lower() in _NOT_A_SUBJECT or generic or any(c.isdigit() for c in name) or glossary_terms(name):
+            continue
+        if not any(names_company(meta, name) for meta in documents):
+            out.append(name)
+    return list(dict.fromkeys(out))
+
+
 def _alias_sets(meta: DocumentMeta) -> Iterable[frozenset[str]]:
     found = aliases(meta)
     return (found.compact, found.words, found.exact, found.cjk)
 
 
-def unheld_years(question: str, documents: list[DocumentMeta]) -> list[int]:
-    """Years the question names that no document's year (or the years it reports on) covers."""
+def unheld_years(
+    question: str, documents: list[DocumentMeta], printed: Callable[[str], bool] = lambda _: False
+) -> list[int]:
+    """Years the question names that no document's year (or the years it reports on) covers and no searched
+    document prints (a broker note's forecasts, a 10-K's payments due in later years)."""
     held = {year for meta in documents for year in document_years(meta)}
     if not held:
         return []
     return sorted(
         year for year in question_years(question)
-        if not any(have - YEARS_BEFORE <= year <= have + YEARS_AFTER for have in held)
+        if not any(have - YEARS_BEFORE <= year <= have + YEARS_AFTER for have in held) and not printed(str(year))
     )  # fmt: skip
 
 
@@ -104,15 +140,20 @@ def absence(
     names: set[str],
     passages: list[str],
     holds: Callable[[int, set[str]], set[str]],
+    printed: Callable[[str], bool] = lambda _: False,
 ) -> Absence:
     """Whether the documents ``searched`` (of ``every`` in the index) may not hold the answer to ``question``,
     given the ``passages`` found (best first); ``known`` tells whether a token occurs in any passage, ``holds``
-    which of some tokens passage i holds."""
+    which of some tokens passage i holds, ``printed`` whether some searched passage holds a token. A term counts
+    as present when it or one of its glossary equivalents is; the question's language decides nothing."""
     missing = []
-    unknown = unknown_names(question, tokenizer, known, every)
+    companies = unheld_companies(question, tokenizer, every)
+    if companies:
+        missing.append(f"no document in the knowledge base is a filing or report of {_listed(companies)}")
+    unknown = [n for n in unknown_names(question, tokenizer, known, every) if n not in companies]
     if unknown:
         missing.append(f"no document in the knowledge base mentions {_listed(unknown)}")
-    years = unheld_years(question, searched)
+    years = unheld_years(question, searched, printed)
     if years:
         held = sorted({y for meta in searched for y in document_years(meta)})
         missing.append(f"no document searched covers {_listed(years)} (their years: {held[0]}–{held[-1]})")
@@ -122,13 +163,15 @@ def absence(
         missing.append(f"no document searched is a {' or '.join(forms)} (forms searched: {_listed(have)})")
     content = content_terms(question, tokenizer, names)
     terms = {t for t in content if known(t)}  # the key terms: those that occur in the index
-    if content and not terms and not unknown:
+    equivalents = {t for t in equivalent_tokens(question, tokenizer) if known(t)} - names
+    if content and not terms and not equivalents and not unknown and not companies:
         missing.append(f"none of the question's terms occurs in the knowledge base ({_listed(sorted(content))})")
     # a passage in the other language (found through the query's translation) cannot share its words
     same_language = [has_cjk(text) == has_cjk(question) for text in passages]
-    sharing = [not terms or not comparable or bool(holds(i, terms)) for i, comparable in enumerate(same_language)]
+    wanted = terms | equivalents
+    sharing = [not wanted or not comparable or bool(holds(i, wanted)) for i, comparable in enumerate(same_language)]
     weak = frozenset(i for i, shares in enumerate(sharing) if missing or not shares)
-    if any(same_language) and terms and not any(sharing):
+    if any(same_language) and wanted and not any(sharing):
         missing.append(f"no passage found contains any of the question's key terms ({_listed(sorted(terms))})")
     if not missing:
         return Absence(None, weak)

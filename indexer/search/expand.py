@@ -215,7 +215,7 @@ def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[
 
 
 @lru_cache(maxsize=4)
-def _generic_words(tokenizer: Tokenizer) -> frozenset[str]:
+def generic_words(tokenizer: Tokenizer) -> frozenset[str]:
     text = resources.files("indexer.data").joinpath("generic_query_words.txt").read_text(encoding="utf-8")
     words = [w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#")]
     return frozenset(t for w in words for t in tokenizer.tokenize(w))
@@ -224,6 +224,6 @@ def _generic_words(tokenizer: Tokenizer) -> frozenset[str]:
 def content_tokens(tokens: list[str], tokenizer: Tokenizer) -> list[str]:
     """A question's tokens without the words that only name the document or the act of reporting ("annual report",
     "company", "disclosed": ``indexer/data/generic_query_words.txt``), unless nothing else is left."""
-    generic = _generic_words(tokenizer)
+    generic = generic_words(tokenizer)
     kept = [t for t in tokens if t not in generic]
     return kept or tokens

@@ -236,6 +236,15 @@ def _routed_lists(
     return lists
 
 
+def _printed(index: LoadedIndex, text: str, allowed: np.ndarray | None) -> bool:
+    """Whether some passage of the documents searched holds every token of ``text`` (a year a filing prints)."""
+    tokens = index.tokenizer.tokenize(text)
+    if not tokens or not all(index.storage.knows(t) for t in tokens):
+        return False
+    rows = index.storage.passages(tokens, 1, allowed)
+    return bool(rows.size) and index.storage.held(int(rows[0]), set(tokens)) == set(tokens)
+
+
 def _without(tokens: list[str], names: set[str]) -> list[str]:
     """``tokens`` without ``names``, unless nothing else is left (a question that only names a company)."""
     kept = [t for t in tokens if t not in names]
@@ -364,6 +373,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
         names,
         [h.content for h in hits],
         lambda i, terms: index.storage.held(selected[i][1], terms),
+        lambda token: _printed(index, token, allowed),
     )
     hits = [hit.model_copy(update={"weak": True}) if i in found_absent.weak else hit for i, hit in enumerate(hits)]
     return SearchOutcome(hits, scope, plan.kind, found_absent.note)
