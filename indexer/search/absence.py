@@ -37,10 +37,55 @@ YEARS_BEFORE, YEARS_AFTER = 5, 1
 # a competitor list, a customer — is still not a company the knowledge base holds filings of).
 _SUBJECT = re.compile(
     r"(?<![\w&'.-])([A-Z][A-Za-z0-9&.-]*(?:\s+[A-Z][A-Za-z0-9&.-]*){0,3})(?:'s|’s|s'|s’)(?![\w])|"
-    r"\b(?:did|does|do|has|have|will)\s+([A-Z][A-Za-z0-9&.-]*(?:\s+[A-Z][A-Za-z0-9&.-]*){0,3})\s+"
-    r"(?:report|announce|disclose|pay|post|record|spend|earn|generate|have|expect|guide)\w*\b"
+    r"\b(?i:did|does|do|has|have|will)\s+([A-Z][A-Za-z0-9&.-]*(?:\s+[A-Z][A-Za-z0-9&.-]*){0,3})\s+"
+    r"(?i:report|announce|disclose|pay|post|record|spend|earn|generate|have|expect|guide)\w*\b"
 )
-_NOT_A_SUBJECT = frozenset({"here", "there", "it", "that", "what", "who", "let", "today", "this", "one", "everyone"})
+# Words a possessive follows that are not a company's name: the filer as its own report calls it ("the Group's
+# revenue", "the Bank's margin"), its people and bodies ("the Board's", "Directors' report"), and contractions.
+_NOT_A_SUBJECT = frozenset(
+    {
+        "here",
+        "there",
+        "it",
+        "that",
+        "what",
+        "who",
+        "let",
+        "today",
+        "this",
+        "one",
+        "everyone",
+        "company",
+        "group",
+        "bank",
+        "trust",
+        "fund",
+        "partnership",
+        "corporation",
+        "firm",
+        "issuer",
+        "registrant",
+        "board",
+        "management",
+        "chairman",
+        "chair",
+        "ceo",
+        "cfo",
+        "coo",
+        "director",
+        "auditor",
+        "committee",
+        "shareholder",
+        "stockholder",
+        "investor",
+        "analyst",
+        "member",
+        "employee",
+        "customer",
+        "partner",
+        "government",
+    }
+)
 _SHOWN = 5
 
 
@@ -87,7 +132,8 @@ def unheld_companies(question: str, tokenizer: Tokenizer, documents: list[Docume
         name = (match.group(1) or match.group(2) or "").strip()
         tokens = set(tokenizer.tokenize(name))
         generic = not tokens or tokens <= generic_words(tokenizer)
-        if name.lower() in _NOT_A_SUBJECT or generic or any(c.isdigit() for c in name) or glossary_terms(name):
+        ordinary = name.lower().removesuffix("s") in _NOT_A_SUBJECT or any(c.isdigit() for c in name)
+        if ordinary or generic or glossary_terms(name):
             continue
         if not any(names_company(meta, name) for meta in documents):
             out.append(name)
