@@ -20,26 +20,24 @@ from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, StoredChunk
-from indexer.core.sections import STATEMENT_LABELS, question_sections
+from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
-from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines, section_rows
+from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
 from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
 from indexer.search.filters import filter_documents
-from indexer.search.fusion import ROUTED, RankedList, reciprocal_rank_fusion, rescale_unranked
+from indexer.search.fusion import RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
 from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
+from indexer.search.routed_lists import BM25_VARIANTS, printed_in_scope, routed_lists, without_names
 from indexer.search.routing import Route, route
 from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
 logger = logging.getLogger(__name__)
 
 MAX_QUERY_CHARS = 2000
-# Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short
-# translation (a long bag of synonyms costs 2-4x the embedding time and measured no better).
-BM25_VARIANTS = frozenset({"original", "keywords"})
 
 
 class Source(BaseModel):
@@ -173,7 +171,7 @@ def _ranked_lists(
     embedder = index.embedder if storage.dense_search and "dense" in options.retrievers else None
     searchable = False
     for variant in variants:
-        tokens = _without(content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer), scoped_names)
+        tokens = without_names(content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer), scoped_names)
         searchable = searchable or bool(tokens)
         if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
             rows = storage.passages(tokens, depth, allowed)
@@ -202,53 +200,6 @@ def _ranked_lists(
             "use words or figures"
         )
     return lists
-
-
-def _routed_lists(
-    index: LoadedIndex,
-    variants: list[Variant],
-    sections: tuple[str, ...],
-    weights: Route,
-    depth: int,
-    allowed: np.ndarray | None,
-    recipe: Recipe,
-    scoped_names: set[str],
-) -> list[RankedList]:
-    """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
-    income-statement page for a margin question reaches the fusion even when other pages repeat its words more.
-    It searches the question's words and their glossary equivalents (a signatures page says "Chief Financial
-    Officer", not "CFO")."""
-    words = [t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)]
-    tokens = _without(content_tokens(list(dict.fromkeys(words)), index.tokenizer), scoped_names)
-    present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
-    lists = []
-    for (section, rows), weight in zip(present, recipe.routed_weights, strict=False):
-        if weight <= 0:
-            continue
-        ranked = index.storage.passages(tokens, depth, rows).tolist() if tokens else []
-        if not ranked and section in STATEMENT_LABELS and allowed is not None:
-            # a statement the question is routed to is on the list even when none of its words is on its pages
-            # ("Is X capital-intensive?" is answered by the cash flow statement's capex line): its pages in order,
-            # only when the search is scoped to named filings
-            ranked = [int(row) for row in rows[:depth]]
-        if ranked:
-            lists.append(RankedList(f"{ROUTED}:{section}", ranked, weights.bm25_weight * weight))
-    return lists
-
-
-def _printed(index: LoadedIndex, text: str, allowed: np.ndarray | None) -> bool:
-    """Whether some passage of the documents searched holds every token of ``text`` (a year a filing prints)."""
-    tokens = index.tokenizer.tokenize(text)
-    if not tokens or not all(index.storage.knows(t) for t in tokens):
-        return False
-    rows = index.storage.passages(tokens, 1, allowed)
-    return bool(rows.size) and index.storage.held(int(rows[0]), set(tokens)) == set(tokens)
-
-
-def _without(tokens: list[str], names: set[str]) -> list[str]:
-    """``tokens`` without ``names``, unless nothing else is left (a question that only names a company)."""
-    kept = [t for t in tokens if t not in names]
-    return kept or tokens
 
 
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
@@ -344,7 +295,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     } - names
     sections = question_sections(text) if options.sections else ()
     if "bm25" in options.retrievers:
-        lists += _routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
+        lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
     adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(adjusted, key=lambda item: -item[0])
@@ -373,7 +324,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
         names,
         [h.content for h in hits],
         lambda i, terms: index.storage.held(selected[i][1], terms),
-        lambda token: _printed(index, token, allowed),
+        lambda token: printed_in_scope(index, token, allowed),
     )
     hits = [hit.model_copy(update={"weak": True}) if i in found_absent.weak else hit for i, hit in enumerate(hits)]
     return SearchOutcome(hits, scope, plan.kind, found_absent.note)

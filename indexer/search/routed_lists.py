@@ -1,0 +1,65 @@
+"""Lists a question's routing adds to the fusion, and what a search can ask of the documents it searched: BM25 within
+the sections the question is routed to (a statement it names none of the words of still listed), a question's
+words without the names of the companies in scope, and whether a searched document prints a term."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from indexer.core.sections import STATEMENT_LABELS
+from indexer.index.reader import LoadedIndex, section_rows
+from indexer.search.expand import Variant, content_tokens
+from indexer.search.fusion import ROUTED, RankedList
+from indexer.search.recipe import Recipe
+from indexer.search.routing import Route
+
+# Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short
+# translation (a long bag of synonyms costs 2-4x the embedding time and measured no better).
+BM25_VARIANTS = frozenset({"original", "keywords"})
+
+
+def routed_lists(
+    index: LoadedIndex,
+    variants: list[Variant],
+    sections: tuple[str, ...],
+    weights: Route,
+    depth: int,
+    allowed: np.ndarray | None,
+    recipe: Recipe,
+    scoped_names: set[str],
+) -> list[RankedList]:
+    """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
+    income-statement page for a margin question reaches the fusion even when other pages repeat its words more.
+    It searches the question's words and their glossary equivalents (a signatures page says "Chief Financial
+    Officer", not "CFO")."""
+    words = [t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)]
+    tokens = without_names(content_tokens(list(dict.fromkeys(words)), index.tokenizer), scoped_names)
+    present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
+    lists = []
+    for (section, rows), weight in zip(present, recipe.routed_weights, strict=False):
+        if weight <= 0:
+            continue
+        ranked = index.storage.passages(tokens, depth, rows).tolist() if tokens else []
+        if not ranked and section in STATEMENT_LABELS and allowed is not None:
+            # a statement the question is routed to is on the list even when none of its words is on its pages
+            # ("Is X capital-intensive?" is answered by the cash flow statement's capex line): its pages in order,
+            # only when the search is scoped to named filings
+            ranked = [int(row) for row in rows[:depth]]
+        if ranked:
+            lists.append(RankedList(f"{ROUTED}:{section}", ranked, weights.bm25_weight * weight))
+    return lists
+
+
+def printed_in_scope(index: LoadedIndex, text: str, allowed: np.ndarray | None) -> bool:
+    """Whether some passage of the documents searched holds every token of ``text`` (a year a filing prints)."""
+    tokens = index.tokenizer.tokenize(text)
+    if not tokens or not all(index.storage.knows(t) for t in tokens):
+        return False
+    rows = index.storage.passages(tokens, 1, allowed)
+    return bool(rows.size) and index.storage.held(int(rows[0]), set(tokens)) == set(tokens)
+
+
+def without_names(tokens: list[str], names: set[str]) -> list[str]:
+    """``tokens`` without ``names``, unless nothing else is left (a question that only names a company)."""
+    kept = [t for t in tokens if t not in names]
+    return kept or tokens
