@@ -14,13 +14,18 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from indexer.core.models import DocumentMeta, Table, wire, wire_json
+from indexer.core.models import wire, wire_json
 from indexer.evidence.outline import SectionText
 from mcp_server.briefs import (
     ClaimsBrief,
+    DocumentBrief,
+    DocumentsBrief,
+    PageBrief,
     PagePointer,
     PassageBrief,
+    QuoteBrief,
     SearchBrief,
+    TableBrief,
     box_text,
     claims_brief,
     documents_brief,
@@ -81,22 +86,16 @@ def search_text(result: SearchBrief) -> str:
     return "\n\n".join(["\n".join(head), *body, tail])
 
 
-def table_text(number: int, table: Table) -> str:
+def table_text(number: int, table: TableBrief) -> str:
     """A table as plain rows: its title, the column headers once, then ``label: value | value``."""
-    lines = [f"[table {number}] {table.title or '(untitled)'} · {box_text(table.box)}"]
+    lines = [f"[table {number}] {table.title or '(untitled)'} · {box_text(table.bbox)}"]
     if any(table.columns):
         lines.append("columns: " + " | ".join(column or "—" for column in table.columns))
-    for row in table.rows:
-        values = [""] * len(table.columns)
-        for cell in row.cells:
-            if cell.column < len(values):
-                values[cell.column] = cell.text
-        label = f"{row.group} › {row.label}" if row.group else row.label
-        lines.append(f"{label}: " + " | ".join(value or "—" for value in values))
+    lines.extend(f"{row.label}: " + " | ".join(value or "—" for value in row.values) for row in table.rows)
     return "\n".join(lines)
 
 
-def page_text(page: PageResult) -> str:
+def page_text(page: PageResult, tables: list[TableBrief]) -> str:
     flags = [
         flag
         for flag, on in (
@@ -108,40 +107,37 @@ def page_text(page: PageResult) -> str:
     ]
     head = f"{page.document} p.{page.number} of {page.page_count} ({page.width:.0f}×{page.height:.0f} pt)"
     parts = [head + (f" · {'; '.join(flags)}" if flags else ""), page.text]
-    if page.tables:
-        parts.append(f"Tables on this page ({len(page.tables)}), as rows:")
-        parts.extend(table_text(n, table) for n, table in enumerate(page.tables, start=1))
+    if tables:
+        parts.append(f"Tables on this page ({len(tables)}), as rows:")
+        parts.extend(table_text(n, table) for n, table in enumerate(tables, start=1))
     return "\n\n".join(parts)
 
 
-def quote_text(found: QuoteLocation) -> str:
+def quote_text(found: QuoteBrief) -> str:
     verdict = "VERIFIED" if found.verified else "NOT VERIFIED"
     where = f"{found.document} p.{found.page}"
     lines = [f"{verdict} ({found.match}) on {where}: {found.matched_text!r}" if found.matched_text else
              f"{verdict} on {found.document} p.{found.requested_page}"]  # fmt: skip
     if found.note:
         lines.append(f"note: {found.note}")
-    if found.boxes:
-        lines.append("boxes: " + "; ".join(box_text(box) for box in found.boxes[:20]))
-        if len(found.boxes) > 20:
-            lines.append(f"… and {len(found.boxes) - 20} more boxes (detail='full' lists them)")
+    if found.bboxes:
+        lines.append("boxes: " + "; ".join(box_text(box) for box in found.bboxes))
+        if found.boxes_total > len(found.bboxes):
+            lines.append(f"… and {found.boxes_total - len(found.bboxes)} more boxes (detail='full' lists them)")
     return "\n".join(lines)
 
 
-def _document_line(meta: DocumentMeta) -> str:
-    facts = [meta.company, meta.form, meta.period or (str(meta.year) if meta.year else None), meta.language]
-    if meta.broker:
-        facts.append(f"{meta.broker} {meta.rating or ''}".strip())
-    line = f"- {meta.document}: " + " · ".join(f for f in facts if f) + f" · {meta.pages} pages"
-    unsearchable = len(meta.pages_without_text) + len(meta.pages_unreadable)
-    if unsearchable:
-        line += f" ({unsearchable} not searchable)"
-    if meta.pages_ocr:
-        line += f" ({len(meta.pages_ocr)} read by OCR)"
+def _document_line(doc: DocumentBrief) -> str:
+    facts = [doc.company, doc.form, doc.period, doc.language, doc.broker]
+    line = f"- {doc.document}: " + " · ".join(f for f in facts if f) + f" · {doc.pages} pages"
+    if doc.not_searchable:
+        line += f" ({doc.not_searchable} not searchable)"
+    if doc.ocr_pages:
+        line += f" ({doc.ocr_pages} read by OCR)"
     return line
 
 
-def documents_text(listing: DocumentList) -> str:
+def documents_text(listing: DocumentsBrief) -> str:
     semantic = "keyword + semantic search" if listing.dense_search else "keyword search only"
     if listing.still_embedding:
         semantic += f"; {len(listing.still_embedding)} still being embedded (marked *), found by their words meanwhile"
@@ -156,7 +152,7 @@ def rendered_text(info: RenderedPage) -> str:
         f"{info.document} p.{info.page} rendered at {info.width_px}×{info.height_px} px "
         f"({info.scale:.3f} px per pt); {len(info.highlighted)} box(es) highlighted"
     )
-    return line if info.quote is None else f"{line}\n{quote_text(info.quote)}"
+    return line if info.quote is None else f"{line}\n{quote_text(quote_brief(info.quote))}"
 
 
 def outline_text(result: Outline) -> str:
@@ -243,18 +239,19 @@ def _text(result: Answer, brief: BaseModel) -> str:
         return search_text(brief)
     if isinstance(brief, ClaimsBrief):
         return claims_text(brief)
+    if isinstance(brief, QuoteBrief):
+        return quote_text(brief)
+    if isinstance(brief, DocumentsBrief):
+        return documents_text(brief)
     if isinstance(result, PageResult):
-        return page_text(result)
-    if isinstance(result, QuoteLocation):
-        return quote_text(result)
+        assert isinstance(brief, PageBrief)
+        return page_text(result, brief.tables)
     if isinstance(result, Outline):
         return outline_text(result)
     if isinstance(result, SectionText):
         return section_text(result)
-    if isinstance(result, Financials):
-        return financials_text(result)
-    assert isinstance(result, DocumentList)
-    return documents_text(result)
+    assert isinstance(result, Financials)
+    return financials_text(result)
 
 
 def answer_parts(result: Answer, detail: str) -> tuple[str, dict[str, Any]]:
