@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import resources
 
 from indexer.core.models import Line
 from indexer.core.text import CJK
+from indexer.data import data_lines
 
 # The primary statements' page labels (their pages are the answer to judgement questions that name none of their words).
 STATEMENT_LABELS = frozenset({"income_statement", "balance_sheet", "cash_flow", "equity"})
@@ -200,12 +200,10 @@ def heading_label(lines: list[Line]) -> str | None:
 @functools.cache
 def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
     """The question routes of ``indexer/data/question_routes.txt`` (read once)."""
-    text = resources.files("indexer.data").joinpath("question_routes.txt").read_text(encoding="utf-8")
     routes = []
-    for line in text.splitlines():
-        if line.strip() and not line.startswith("#"):
-            sections, _, pattern = line.partition(" | ")
-            routes.append((re.compile(pattern.strip(), re.I), tuple(s.strip() for s in sections.split(","))))
+    for line in data_lines("question_routes.txt"):
+        sections, _, pattern = line.partition(" | ")
+        routes.append((re.compile(pattern.strip(), re.I), tuple(s.strip() for s in sections.split(","))))
     return routes
 
 

@@ -13,10 +13,10 @@ import logging
 import re
 import threading
 from functools import cached_property
-from importlib import resources
 from pathlib import Path
 
 from indexer.core.text import CJK_RANGE
+from indexer.data import data_lines
 
 TOKENIZER_ID = "filings-tok-2"
 
@@ -55,13 +55,8 @@ def normalize_number(raw: str) -> str:
     return plain or "0"
 
 
-def _word_list(name: str) -> list[str]:
-    text = resources.files("indexer.data").joinpath(name).read_text(encoding="utf-8")
-    return [w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#")]
-
-
 def _user_words() -> list[str]:
-    return _word_list("finance_words.txt")
+    return data_lines("finance_words.txt")
 
 
 class Tokenizer:
@@ -88,11 +83,11 @@ class Tokenizer:
 
     @cached_property
     def _stopwords_en(self) -> frozenset[str]:
-        return frozenset(_word_list("stopwords_en.txt"))
+        return frozenset(data_lines("stopwords_en.txt"))
 
     @cached_property
     def _stopwords_zh(self) -> frozenset[str]:
-        return frozenset(_word_list("stopwords_zh.txt"))
+        return frozenset(data_lines("stopwords_zh.txt"))
 
     def _segmenter(self):  # type: ignore[no-untyped-def]
         with self._lock:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 
 from indexer.core.text import CJK_RANGE
 from indexer.core.tokenize import normalize_text
+from indexer.data import data_lines
 
 MAX_LABEL_CHARS = 300  # labels are cut to this before matching (the patterns are ours; the text is the filing's)
 _BRACKET_MARKS = re.compile(r"[()（）\[\]]")
@@ -44,11 +44,8 @@ def normalise_label(label: str) -> str:
 @cache
 def concepts() -> tuple[Concept, ...]:
     """The concepts of the data file, in file order."""
-    text = resources.files("indexer.data").joinpath("concepts.txt").read_text(encoding="utf-8")
     found = []
-    for line in text.splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
+    for line in data_lines("concepts.txt"):
         name, statements, pattern = (part.strip() for part in line.split(" | ", 2))
         found.append(Concept(name, frozenset(statements.split(",")), re.compile(pattern)))
     return tuple(found)

@@ -22,12 +22,12 @@ import warnings
 from datetime import date
 from decimal import Decimal
 from functools import cache
-from importlib import resources
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 
 from indexer.core.workers import PYTHON_ISOLATED
+from indexer.data import data_lines
 from indexer.evidence.financials import FinancialRow
 
 logger = logging.getLogger(__name__)
@@ -257,12 +257,10 @@ def attach(rows: list[FinancialRow], facts: list[XbrlFact]) -> list[FinancialRow
 @cache
 def xbrl_concepts() -> dict[str, frozenset[str]]:
     """Our concept → the XBRL concepts filers tag it with (``indexer/data/xbrl_concepts.txt``)."""
-    text = resources.files("indexer.data").joinpath("xbrl_concepts.txt").read_text(encoding="utf-8")
     mapping = {}
-    for line in text.splitlines():
-        if line.strip() and not line.startswith("#"):
-            name, tagged = (part.strip() for part in line.split(" | ", 1))
-            mapping[name] = frozenset(tagged.split())
+    for line in data_lines("xbrl_concepts.txt"):
+        name, tagged = (part.strip() for part in line.split(" | ", 1))
+        mapping[name] = frozenset(tagged.split())
     return mapping
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from datetime import date
-from importlib import resources
 from pathlib import Path
 
 from indexer.core.docmatch import romanised
@@ -21,6 +20,7 @@ from indexer.core.fiscal import (
 )
 from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
+from indexer.data import data_lines
 
 _DATE = DATE
 
@@ -378,12 +378,10 @@ _ANALYST_LABEL = re.compile(rf"(?:证券)?分析师\s*[:：]\s*([{CJK_RANGE}]{{2
 
 
 def _brokers() -> list[tuple[str, tuple[str, ...]]]:
-    text = resources.files("indexer.data").joinpath("brokers.txt").read_text(encoding="utf-8")
     out = []
-    for line in text.splitlines():
-        if line.strip() and not line.startswith("#"):
-            names = tuple(n.strip() for n in line.split("|") if n.strip())
-            out.append((names[0], names))
+    for line in data_lines("brokers.txt"):
+        names = tuple(n.strip() for n in line.split("|") if n.strip())
+        out.append((names[0], names))
     return out
 
 

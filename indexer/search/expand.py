@@ -8,10 +8,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from indexer.core.text import CJK, has_cjk
 from indexer.core.tokenize import Tokenizer, normalize_text
+from indexer.data import data_lines
 from indexer.search.recipe import DEFAULT_RECIPE
 
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
@@ -96,12 +96,9 @@ def period_terms(query: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def glossary() -> tuple[tuple[str, ...], ...]:
-    text = resources.files("indexer.data").joinpath("glossary.txt").read_text(encoding="utf-8")
-    groups = []
-    for line in text.splitlines():
-        if line.strip() and not line.startswith("#"):
-            groups.append(tuple(term.strip().lower() for term in line.split("|") if term.strip()))
-    return tuple(groups)
+    return tuple(
+        tuple(term.strip().lower() for term in line.split("|") if term.strip()) for line in data_lines("glossary.txt")
+    )
 
 
 @lru_cache(maxsize=1)
@@ -130,12 +127,10 @@ def glossary_terms(query: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def _judgements() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
-    text = resources.files("indexer.data").joinpath("judgements.txt").read_text(encoding="utf-8")
     rules = []
-    for line in text.splitlines():
-        if line.strip() and not line.startswith("#"):
-            pattern, *terms = (part.strip() for part in line.split(" | "))
-            rules.append((re.compile(pattern, re.I), tuple(t.lower() for t in terms if t)))
+    for line in data_lines("judgements.txt"):
+        pattern, *terms = (part.strip() for part in line.split(" | "))
+        rules.append((re.compile(pattern, re.I), tuple(t.lower() for t in terms if t)))
     return tuple(rules)
 
 
@@ -216,9 +211,7 @@ def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[
 
 @lru_cache(maxsize=4)
 def generic_words(tokenizer: Tokenizer) -> frozenset[str]:
-    text = resources.files("indexer.data").joinpath("generic_query_words.txt").read_text(encoding="utf-8")
-    words = [w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#")]
-    return frozenset(t for w in words for t in tokenizer.tokenize(w))
+    return frozenset(t for w in data_lines("generic_query_words.txt") for t in tokenizer.tokenize(w))
 
 
 def content_tokens(tokens: list[str], tokenizer: Tokenizer) -> list[str]:
