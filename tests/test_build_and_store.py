@@ -36,7 +36,8 @@ def test_manifest_records_settings_and_documents(tmp_path: Path, cache_dir: Path
     manifest = read_manifest(tmp_path / "idx")
     assert manifest.schema_version == SCHEMA_VERSION
     assert manifest.embedder is None
-    assert manifest.tokenizer["id"] == "filings-tok-2"
+    assert manifest.tokenizer["id"] == "filings-tok-3"
+    assert manifest.tokenizer["cjk_bigrams"].startswith("bg_")
     assert manifest.chunking["max_tokens"] == 300
     assert manifest.bm25["engine"] == "bm25s"
     docs = {d.document: d for d in manifest.documents}
@@ -160,9 +161,10 @@ def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: 
     sifang_only = glob.escape(SIFANG.name)
     hits_after = [(h.chunk_id, h.page, h.content) for h in search(after, question, top_k=5, documents=sifang_only)]
     # the unchanged file's chunks are the same; its ranking moves only as far as the new file's words move BM25's
-    # IDF (two chunks of one page may swap places), so its pages are compared
+    # IDF (near ties may swap places), so the best page and the set of pages are compared
     assert [_kept(c) for c in after.chunks if c.document == SIFANG.name] == [_kept(c) for c in before.chunks]
-    assert [page for _, page, _ in hits_after] == [page for _, page, _ in hits_before]
+    assert hits_after[0][1] == hits_before[0][1]
+    assert sorted(page for _, page, _ in hits_after) == sorted(page for _, page, _ in hits_before)
 
     (docs / SIFANG.name).write_bytes(SIFANG.read_bytes() + b"\n% appended\n")  # changed bytes: parsed again
     third = build_index(settings)
@@ -174,7 +176,7 @@ def test_a_loaded_index_holds_every_chunk_s_boxes_apart_and_unchanged(samples_in
     index = load_index(samples_index_dir, cache_dir)
     assert len(index.chunks) == len(stored) > 100
     for row, chunk in enumerate(stored):
-        assert index.chunk_boxes.of(row) == chunk.boxes and chunk.boxes
+        assert index.chunks.boxes(row) == chunk.boxes and chunk.boxes
         assert index.chunks[row].model_dump(exclude={"boxes"}) == chunk.model_dump(exclude={"boxes"})
 
 

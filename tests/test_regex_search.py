@@ -22,7 +22,7 @@ CHUNKS = [
 
 
 def test_matches_are_case_insensitive_and_counted() -> None:
-    found = regex_matches(r"\$[\d,]+\s*million", range(3), CHUNKS, regex_budget("x"))
+    found = regex_matches(r"\$[\d,]+\s*million", range(3), lambda row: CHUNKS[row].text, regex_budget("x"))
     assert found == [(0, 2), (2, 1)]
 
 
@@ -35,7 +35,7 @@ def test_catastrophic_pattern_stops_at_the_deadline() -> None:
     evil = [_chunk("a" * 40 + "!", n) for n in range(5)]
     started = time.monotonic()
     with pytest.raises(QueryError, match="took longer"):
-        regex_matches(r"(a|aa)+$", range(5), evil, regex_budget("(a|aa)+$", 0.5))
+        regex_matches(r"(a|aa)+$", range(5), lambda row: evil[row].text, regex_budget("(a|aa)+$", 0.5))
     assert time.monotonic() - started < 3
 
 
@@ -48,6 +48,10 @@ def test_empty_and_huge_patterns_are_refused() -> None:
 
 def test_patterns_that_match_empty_count_where_they_match() -> None:
     budget = regex_budget("x")
-    assert regex_matches(r"x?", range(3), CHUNKS, budget) == [(0, 1), (1, 1), (2, 1)]  # only empty matches: 1 each
-    assert regex_matches(r"(?=million)", range(3), CHUNKS, budget) == [(0, 1), (2, 1)]
-    assert regex_matches(r"e?", range(1), CHUNKS, budget) == [(0, 3)]  # non-empty matches counted
+    assert regex_matches(r"x?", range(3), lambda row: CHUNKS[row].text, budget) == [
+        (0, 1),
+        (1, 1),
+        (2, 1),
+    ]  # only empty matches: 1 each
+    assert regex_matches(r"(?=million)", range(3), lambda row: CHUNKS[row].text, budget) == [(0, 1), (2, 1)]
+    assert regex_matches(r"e?", range(1), lambda row: CHUNKS[row].text, budget) == [(0, 3)]  # non-empty matches counted

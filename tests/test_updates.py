@@ -192,7 +192,7 @@ def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cach
     def others(index):  # type: ignore[no-untyped-def]
         vectors = dict(zip(index.storage.dense.rows.tolist(), index.storage.dense.vectors(), strict=True))
         return {
-            c.chunk_id: (c.text, index.chunk_boxes.of(row), vectors[row].tobytes() if row in vectors else None)
+            c.chunk_id: (c.text, index.chunks.boxes(row), vectors[row].tobytes() if row in vectors else None)
             for row, c in enumerate(index.chunks)
             if c.document != "bestbuy_p21.pdf"
         }

@@ -49,14 +49,14 @@ def test_a_changed_byte_and_a_missing_file_are_named(index_dir: Path, cache_dir:
 def test_a_truncated_chunk_file_is_refused_and_a_server_keeps_its_version(index_dir: Path, cache_dir: Path) -> None:
     loader = IndexLoader(index_dir, cache_dir, timeout=60)
     serving = loader.get()
-    chunks = index_dir / "chunks.jsonl"
-    text = chunks.read_text(encoding="utf-8")
+    chunks = index_dir / "chunk_table" / "text.npy"
+    data = chunks.read_bytes()
     (index_dir / "manifest.json").touch()  # looks like a new version to the server
-    chunks.write_text(text[: len(text) // 2], encoding="utf-8")
+    chunks.write_bytes(data[: len(data) // 2])
     with pytest.raises(IndexLoadError, match="rebuild"):
         load_index(index_dir, cache_dir)
     assert loader.get() is serving  # the damaged version is not loaded; the previous one keeps serving
-    assert any(f.path == "chunks.jsonl" for f in verify_index(index_dir, cache_dir).problems)
+    assert any(f.path == "chunk_table/text.npy" for f in verify_index(index_dir, cache_dir).problems)
 
 
 def test_a_full_disk_during_a_build_leaves_the_previous_index(index_dir: Path, cache_dir: Path) -> None:

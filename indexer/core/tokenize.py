@@ -4,6 +4,10 @@ CJK runs go through jieba (search mode, so 归属于上市公司股东 also yiel
 lower-cased and stemmed (Snowball English), a hyphenated compound also gives its closed form ("buy-back" →
 buy, back, buyback: writers print both), numbers are normalised ("1,234.50" → "1234.5"), and
 one-character Latin tokens and common stopwords are dropped. Its settings are recorded in the manifest.
+
+A BM25 index of its own holds every pair of adjacent CJK characters of each passage (:meth:`Tokenizer.bigrams`),
+so that a phrase printed on a page is found whatever jieba makes of the phrase and of the page: 前五名客户 is 前五,
+五名, 名客, 客户 on both sides. A line break inside a CJK run does not cut it (Chinese wraps anywhere).
 """
 
 from __future__ import annotations
@@ -18,7 +22,8 @@ from pathlib import Path
 from indexer.core.text import CJK_RANGE
 from indexer.data import data_lines
 
-TOKENIZER_ID = "filings-tok-2"
+TOKENIZER_ID = "filings-tok-3"
+BIGRAM_MARK = "bg_"  # a bigram token's prefix: no word token holds "_", and Milvus's analyzer keeps it whole
 
 # A form name, a hyphenated compound ("buy-back"), a number (with thousands separators and decimals), a Latin word,
 # or a run of CJK characters.
@@ -29,6 +34,7 @@ _TOKEN_RE = re.compile(
     rf"|(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     rf"|(?P<cjk>[{CJK_RANGE}]+)"
 )
+_CJK_RUN = re.compile(rf"[{CJK_RANGE}]+(?:\n[{CJK_RANGE}]+)*")
 
 
 _HALF_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
@@ -77,6 +83,7 @@ class Tokenizer:
             "cjk": "jieba.lcut_for_search",
             "latin": "lower+snowball-english",
             "numbers": "strip-thousands-separators",
+            "cjk_bigrams": f"{BIGRAM_MARK}+each adjacent pair, passages, an index of their own",
             "user_words_sha256": digest(_user_words()),
             "stopwords_sha256": digest(self._stopwords_en | self._stopwords_zh),
         }
@@ -136,6 +143,15 @@ class Tokenizer:
                     if piece not in self._stopwords_zh:
                         tokens.append(piece)
         return tokens
+
+    @staticmethod
+    def bigrams(text: str) -> list[str]:
+        """Each pair of adjacent CJK characters of ``text``, marked (a run wrapped onto the next line continues)."""
+        out: list[str] = []
+        for run in _CJK_RUN.findall(normalize_text(text)):
+            chars = run.replace("\n", "")
+            out.extend(BIGRAM_MARK + chars[i : i + 2] for i in range(len(chars) - 1))
+        return out
 
     def _kept(self, word: str) -> bool:
         return len(word) > 1 and word not in self._stopwords_en

@@ -10,14 +10,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 MANIFEST = "manifest.json"
 # Every folder the indexer creates beside an index (staging, then version) holds this file from its first moment:
 # it is how cleanup tells our folders from anything else that happens to sit there.
 OWNER_MARK = ".filings-index-folder"
-CHUNKS = "chunks.jsonl"
+CHUNKS = "chunk_table"
+LEGACY_CHUNKS = "chunks.jsonl"  # schema 2: one chunk per JSON line (read only to reuse its vectors)
 BM25 = "bm25"
 TABLE_ROWS_BM25 = "bm25_table_rows"
+BIGRAMS_BM25 = "bm25_bigrams"
 DENSE = "dense.faiss"
 DENSE_ROWS = "dense_rows.npy"
 VOCABULARY = "vocabulary.json"  # the Milvus backend: the passages' tokens (which words the index knows)
@@ -47,12 +49,20 @@ class Layout:
         return self.folder / CHUNKS
 
     @property
+    def legacy_chunks(self) -> Path:
+        return self.folder / LEGACY_CHUNKS
+
+    @property
     def bm25(self) -> Path:
         return self.folder / BM25
 
     @property
     def table_rows_bm25(self) -> Path:
         return self.folder / TABLE_ROWS_BM25
+
+    @property
+    def bigrams_bm25(self) -> Path:
+        return self.folder / BIGRAMS_BM25
 
     @property
     def dense(self) -> Path:
@@ -91,10 +101,13 @@ FORMAT: tuple[tuple[str, str], ...] = (
         "failures, counts, and the sha256 of every other file (`filings-index verify`)",
     ),
     (
-        CHUNKS,
-        "one chunk per line (id, document, page, page size, text, line boxes, kind, section and its heading, content "
-        "hash; a table row also its parent passage and the table and row it comes from); the line number is the "
-        "chunk's row in BM25 and FAISS",
+        f"{CHUNKS}/",
+        "the chunks as columns, row i of each is chunk i (its row in BM25 and FAISS): `chunk_id`, `text`, "
+        "`content_hash`, `parent` (a table row's passage) as UTF-8 bytes with `.offsets.npy`; `document`, `kind`, "
+        "`section`, `heading` as codes (-1: none) into the lists of `strings.json`; `page.npy`, `size.npy` (page "
+        "width, height), `table_ref.npy` (a table row's table and row, else -1); `boxes.npy` (page, x0, top, x1, "
+        "bottom of every line) with `boxes.offsets.npy`; `parent_row.npy` (a table row's passage row, else its own). "
+        "A server loads them in a fraction of a second (indexer/index/chunk_table.py)",
     ),
     (
         f"{PAGES}/<sha12>.jsonl",
@@ -109,6 +122,11 @@ FORMAT: tuple[tuple[str, str], ...] = (
         "bm25s index over the passages (memory-mapped above 100,000 chunks); `rows.npy` maps it to chunk rows",
     ),
     (f"{TABLE_ROWS_BM25}/", "the same over table rows, searched apart (its own IDF)"),
+    (
+        f"{BIGRAMS_BM25}/",
+        "the same over the passages' CJK character bigrams (an exact Chinese phrase matches whatever the segmenter "
+        "made of it), searched apart",
+    ),
     (
         DENSE,
         "FAISS IndexFlatIP over L2-normalised vectors (cosine), IndexHNSWFlat above 50,000 vectors; absent when the "

@@ -5,15 +5,16 @@ What Milvus holds, per published version (each a collection, named in the versio
 - ``…_passages``: every chunk that is not a table row — BM25 over our own tokens, with the filter fields;
 - ``…_table_rows``: the table rows, in their own collection so their IDF is their own (as the local backend keeps
   two BM25 indexes);
+- ``…_bigrams``: the passages' CJK character bigrams (an exact Chinese phrase), their own IDF as well;
 - ``…_vectors``: the embedded passages' vectors (a vector publication makes a new one; the others are shared).
 
 Our tokenizer decides the words on both sides: a chunk's tokens are sent as one text, each token made of word
 characters only (``10-k`` → ``10_k``), which the engine's ``standard`` analyzer splits back into the same tokens
 (milvus-lite has no whitespace analyzer). A reader keeps the collections its manifest names, so a version stays
 whole while a build writes the next; publishing is the index folder's rename (as for the local backend), then the
-aliases ``…_passages``/``…_table_rows``/``…_vectors`` move to the new collections for other clients. Collections
-that no version on disk names any more are dropped by the next publication (a build killed half-way leaves
-collections that nothing names: dropped then too). Fusion, routing, highlights, quotes, pages and PDFs stay
+aliases ``…_passages``/``…_table_rows``/``…_bigrams``/``…_vectors`` move to the new collections for other clients.
+Collections that no version on disk names any more are dropped by the next publication (a build killed half-way
+leaves collections that nothing names: dropped then too). Fusion, routing, highlights, quotes, pages and PDFs stay
 ours, and so do the pages, boxes and PDFs: in the index folder.
 """
 
@@ -33,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from indexer.core.models import DocumentMeta, StoredChunk
+from indexer.index.chunk_table import ChunkTable
 from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_EF_SEARCH, HNSW_M
 from indexer.index.milvus_client import MilvusStorageError, short
 from indexer.index.store import MilvusInfo
@@ -44,7 +46,7 @@ ANALYZER = "standard"
 INSERT_BATCH = 1000  # rows per insert call (a gRPC message stays well under its size limit)
 MAX_TEXT_BYTES = 65_535  # Milvus VARCHAR limit
 MAX_LIMIT = 16_384  # Milvus's cap on a search's limit
-ALIASES = ("passages", "table_rows", "vectors")
+ALIASES = ("passages", "table_rows", "bigrams", "vectors")
 
 _NON_WORD = re.compile(r"\W", re.UNICODE)
 
@@ -197,11 +199,17 @@ class MilvusWriter:
         self,
         chunks: Sequence[StoredChunk],
         tokens: dict[int, list[str]],
+        bigrams: dict[int, list[str]],
         metas: dict[str, DocumentMeta],
-    ) -> tuple[str, str]:
-        """The passages and table-rows collections of ``chunks`` (``tokens``: each row's BM25 tokens)."""
-        names = []
-        for kind, wanted in (("passages", False), ("table_rows", True)):
+    ) -> dict[str, str]:
+        """The passages, table-rows and bigrams collections of ``chunks`` (``tokens``: each row's BM25 tokens;
+        ``bigrams``: each passage's CJK bigrams), by kind."""
+        names = {}
+        for kind, wanted, words in (
+            ("passages", False, tokens),
+            ("table_rows", True, tokens),
+            ("bigrams", False, bigrams),
+        ):
             name = self._create(kind, with_text=True, dim=None)
             rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
             self._insert(
@@ -211,14 +219,14 @@ class MilvusWriter:
                         "row": row,
                         "document": chunks[row].document,
                         "section": chunks[row].section or "",
-                        "tokens": field_text(tokens[row]),
+                        "tokens": field_text(words[row]),
                         **_filter_fields(metas.get(chunks[row].document)),
                     }
                     for row in rows
                 ),
             )
-            names.append(name)
-        return names[0], names[1]
+            names[kind] = name
+        return names
 
     def write_vectors(self, chunks: Sequence[StoredChunk], rows: np.ndarray, vectors: np.ndarray) -> str:
         """A vectors collection of ``rows`` (chunk rows) with ``vectors``."""
@@ -301,7 +309,7 @@ class MilvusStorage:
         self,
         client: Any,
         info: MilvusInfo,
-        chunks: Sequence[StoredChunk],
+        chunks: ChunkTable,
         vocabulary: set[str],
         tokens_of: Callable[[int], list[str]],
         embedded: set[int],
@@ -312,21 +320,19 @@ class MilvusStorage:
         self.info = info
         self._vocabulary = vocabulary
         self._tokens_of = tokens_of
-        names = sorted({c.document for c in chunks})
+        document_of, names = chunks.codes("document")  # names sorted, codes 0…
         self._documents = names
-        number = {name: i for i, name in enumerate(names)}
-        self._document_of = np.array([number[c.document] for c in chunks], dtype=np.int32)
+        self._document_of = document_of
         self._rows_per_document = np.bincount(self._document_of, minlength=len(names))
-        sections = sorted({c.section for c in chunks if c.section})
+        section_of, sections = chunks.codes("section")  # sorted; -1 for none
         self._sections = sections
-        section_number = {name: i + 1 for i, name in enumerate(sections)}
-        self._section_of = np.array([section_number.get(c.section or "", 0) for c in chunks], dtype=np.int32)
+        self._section_of = section_of + 1  # 0: none
         self._embedded = embedded  # the chunk rows with a vector (the version's dense_rows.npy)
 
     def loaded(self) -> MilvusStorage:
         """This storage with its collections loaded (milvus-lite releases them when it closes)."""
         info = self.info
-        for name in (info.passages, info.table_rows, info.vectors):
+        for name in (info.passages, info.table_rows, info.bigrams, info.vectors):
             if not name:
                 continue
             try:
@@ -420,6 +426,9 @@ class MilvusStorage:
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         # all of them: the vocabulary is the passages' (a word of a table row only must still find it)
         return self._bm25(self.info.table_rows, tokens, depth, allowed)
+
+    def bigrams(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        return self._bm25(self.info.bigrams, tokens, depth, allowed)
 
     def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:
         if not self.info.vectors or not self._with_dense:

@@ -13,19 +13,19 @@ from pydantic import BaseModel
 
 from indexer.core.docmatch import aliases
 from indexer.core.errors import IndexLoadError, NotFoundError, shown
-from indexer.core.models import DocumentMeta, Page, StoredChunk, Table, lexical_text
+from indexer.core.models import DocumentMeta, Page, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
+from indexer.index.chunk_table import ChunkTable
 from indexer.index.embed import Embedder, EmbedderError, make_embedder
 from indexer.index.layout import MANIFEST
 from indexer.index.storage import Storage, load_storage
 from indexer.index.store import (
-    ChunkBoxes,
     Manifest,
     PageLines,
     PageTables,
     page_offsets,
     pdf_file,
-    read_chunks_compact,
+    read_chunk_table,
     read_manifest,
     read_page,
 )
@@ -70,8 +70,7 @@ class PageReader:
 class LoadedIndex:
     folder: Path
     manifest: Manifest
-    chunks: list[StoredChunk]  # their boxes are in chunk_boxes
-    chunk_boxes: ChunkBoxes
+    chunks: ChunkTable  # by row; a chunk's line boxes: chunks.boxes(row)
     storage: Storage  # BM25 over passages and table rows, vectors: what search ranks chunks with
     embedder: Embedder | None
     tokenizer: Tokenizer
@@ -141,7 +140,7 @@ def _load_version(
     else:
         tokenizer = Tokenizer(cache_dir / "jieba")
         tokenizer.warm_up()
-    chunks, chunk_boxes = read_chunks_compact(folder)
+    chunks = read_chunk_table(folder)
     if len(chunks) != manifest.chunk_count:
         raise IndexLoadError(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
@@ -173,26 +172,21 @@ def _load_version(
     documents = {meta.document: meta for meta in manifest.documents}
     for meta in manifest.documents:
         aliases(meta)  # every search matches company names against these: computed now, not on the first search
-    row_of = {chunk.chunk_id: row for row, chunk in enumerate(chunks)}
-    parents = np.array([row_of.get(c.parent, row) if c.parent else row for row, c in enumerate(chunks)], np.int64)
-    rows_by_doc: dict[str, list[int]] = {}
-    rows_by_section: dict[str, list[int]] = {}
-    for row, chunk in enumerate(chunks):
-        rows_by_doc.setdefault(chunk.document, []).append(row)
-        if chunk.section:
-            rows_by_section.setdefault(chunk.section, []).append(row)
+    documents_of, document_names = chunks.codes("document")
+    sections_of, section_names = chunks.codes("section")
+    rows_by_doc = {name: np.flatnonzero(documents_of == code) for code, name in enumerate(document_names)}
+    rows_by_section = {name: np.flatnonzero(sections_of == code) for code, name in enumerate(section_names)}
     return LoadedIndex(
         folder=folder,
         manifest=manifest,
         chunks=chunks,
-        chunk_boxes=chunk_boxes,
         storage=storage,
         embedder=embedder,
         tokenizer=tokenizer,
         documents=documents,
-        chunk_document_rows={doc: np.array(rows, dtype=np.int64) for doc, rows in rows_by_doc.items()},
-        chunk_section_rows={name: np.array(rows, dtype=np.int64) for name, rows in rows_by_section.items()},
-        parent_rows=parents,
+        chunk_document_rows=rows_by_doc,
+        chunk_section_rows=rows_by_section,
+        parent_rows=chunks.parent_rows(),
         stamp=stamp,
         removed=frozenset(previous.documents.keys() | previous.removed) - set(documents)
         if previous is not None

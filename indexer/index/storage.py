@@ -9,14 +9,14 @@ with ``--backend milvus``. Fusion, routing, highlights, quotes, pages and PDFs s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from indexer.core.models import StoredChunk
+from indexer.index.chunk_table import ChunkTable
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import Layout
 from indexer.index.lexical import Bm25Index
@@ -51,6 +51,10 @@ class Storage(Protocol):
         """Chunk rows of the table rows best matching ``tokens`` (their own BM25), or None if not indexed."""
         ...
 
+    def bigrams(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        """Chunk rows of the passages best matching CJK bigram ``tokens`` (their own BM25), best first."""
+        ...
+
     def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:
         """Chunk rows of the vectors nearest ``vector``, best first."""
         ...
@@ -58,10 +62,12 @@ class Storage(Protocol):
 
 @dataclass(frozen=True)
 class LocalStorage:
-    """bm25s over passages and over table rows, FAISS over the embedded passages: files of the index folder."""
+    """bm25s over passages, over table rows and over the passages' CJK bigrams, FAISS over the embedded passages:
+    files of the index folder."""
 
     bm25: Bm25Index
     bm25_rows: Bm25Index | None  # None in an index built before tables were indexed
+    bm25_bigrams: Bm25Index
     dense: DenseIndex | None  # None without an embedder
 
     @classmethod
@@ -72,6 +78,7 @@ class LocalStorage:
         return cls(
             bm25=Bm25Index.load(layout.bm25, chunk_count, mmap=mmap),
             bm25_rows=Bm25Index.load(rows, chunk_count, mmap=mmap) if rows.exists() else None,
+            bm25_bigrams=Bm25Index.load(layout.bigrams_bm25, chunk_count, mmap=mmap),
             dense=DenseIndex.load(folder) if with_dense else None,
         )
 
@@ -94,6 +101,9 @@ class LocalStorage:
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         return None if self.bm25_rows is None else self.bm25_rows.top_k(tokens, depth, allowed)[0]
 
+    def bigrams(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray:
+        return self.bm25_bigrams.top_k(tokens, depth, allowed)[0]
+
     def nearest(self, vector: np.ndarray, depth: int, allowed: np.ndarray | None) -> np.ndarray:
         if self.dense is None:
             return np.empty(0, dtype=np.int64)
@@ -103,7 +113,7 @@ class LocalStorage:
 def load_storage(
     folder: Path,
     manifest: Manifest,
-    chunks: Sequence[StoredChunk],
+    chunks: ChunkTable,
     tokens_of: Callable[[int], list[str]],
     with_dense: bool,
     previous: Storage | None = None,

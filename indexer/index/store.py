@@ -10,7 +10,6 @@ import logging
 import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -20,7 +19,8 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from indexer import __version__
 from indexer.core.errors import IndexLoadError
-from indexer.core.models import SHA256_PATTERN, Box, Chunk, DocumentMeta, Page, RelativeName, StoredChunk, Table
+from indexer.core.models import SHA256_PATTERN, Chunk, DocumentMeta, Page, RelativeName, Table
+from indexer.index.chunk_table import ChunkTable, write_chunk_table
 from indexer.index.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
 
 logger = logging.getLogger(__name__)
@@ -46,6 +46,7 @@ class MilvusInfo(BaseModel):
     prefix: str = Field(description="the prefix of this index's collections and aliases")
     passages: str = Field(description="collection: BM25 over passages, with the filter fields")
     table_rows: str = Field(description="collection: BM25 over table rows")
+    bigrams: str = Field(description="collection: BM25 over the passages' CJK character bigrams")
     vectors: str | None = Field(default=None, description="collection: the embedded passages' vectors")
     analyzer: str = Field(default="standard", description="the engine's analyzer our tokens are sent through")
 
@@ -123,10 +124,7 @@ def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None
 
 
 def write_chunks(folder: Path, chunks: list[Chunk]) -> None:
-    with Layout(folder).chunks.open("w", encoding="utf-8") as handle:
-        for chunk in chunks:
-            handle.write(chunk.model_dump_json())
-            handle.write("\n")
+    write_chunk_table(Layout(folder).chunks, chunks)
 
 
 def write_pages(folder: Path, meta: DocumentMeta, pages: list[Page]) -> None:
@@ -207,52 +205,15 @@ def _jsonl(path: Path, model: type[_M]) -> Iterator[_M]:
         ) from exc
 
 
-def _chunk_lines(folder: Path, model: type[_M]) -> Iterator[_M]:
-    return _jsonl(Layout(folder).chunks, model)
-
-
 def read_chunks(folder: Path) -> list[Chunk]:
-    return list(_chunk_lines(folder, Chunk))
+    """Every chunk of the index with its boxes, validated."""
+    table = ChunkTable(Layout(folder).chunks)
+    return [table.full(row) for row in range(len(table))]
 
 
-_BOX_FIELDS = ("page", "x0", "top", "x1", "bottom")
-
-
-class _ChunkLine(StoredChunk):
-    """A line of the chunks file as the server reads it: boxes as plain numbers (a Box object per line costs ~1 KB
-    of memory)."""
-
-    boxes: list[dict[str, float]]
-
-
-@dataclass(frozen=True)
-class ChunkBoxes:
-    """Every chunk's line boxes in one array: rows offsets[i]:offsets[i+1] of ``values`` (page, x0, top, x1,
-    bottom) are chunk i's."""
-
-    offsets: np.ndarray
-    values: np.ndarray
-
-    def of(self, row: int) -> list[Box]:
-        return [
-            Box(page=int(page), x0=x0, top=top, x1=x1, bottom=bottom)
-            for page, x0, top, x1, bottom in self.values[self.offsets[row] : self.offsets[row + 1]].tolist()
-        ]
-
-
-def read_chunks_compact(folder: Path) -> tuple[list[StoredChunk], ChunkBoxes]:
-    """The chunks without their boxes and the boxes apart, for a long-running server."""
-    chunks: list[StoredChunk] = []
-    values: list[float] = []
-    offsets = [0]
-    for record in _chunk_lines(folder, _ChunkLine):
-        fields = dict(record.__dict__)
-        for box in fields.pop("boxes"):
-            values.extend(box[name] for name in _BOX_FIELDS)
-        offsets.append(len(values) // len(_BOX_FIELDS))
-        chunks.append(StoredChunk.model_construct(**fields))  # validated as a _ChunkLine just above
-    table = np.array(values, dtype=np.float64).reshape(-1, len(_BOX_FIELDS))
-    return chunks, ChunkBoxes(np.array(offsets, dtype=np.int64), table)
+def read_chunk_table(folder: Path) -> ChunkTable:
+    """The chunks as a long-running server holds them (columns; a chunk built when it is read)."""
+    return ChunkTable(Layout(folder).chunks)
 
 
 class PageLines(BaseModel):

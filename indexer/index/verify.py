@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from indexer.core.errors import FilingsError
@@ -61,8 +62,12 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
             if len(read_pages(folder, meta)) != meta.pages:
                 report.problems.append(Finding(path=meta.document, problem="page count differs from the manifest"))
         if isinstance(index.storage, MilvusStorage):
-            table_rows = sum(1 for chunk in index.chunks if chunk.kind == "table_row")
-            rows = {"passages": len(index.chunks) - table_rows, "table_rows": table_rows}
+            kinds, kind_names = index.chunks.codes("kind")
+            table_rows = (
+                int(np.count_nonzero(kinds == kind_names.index("table_row"))) if "table_row" in kind_names else 0
+            )
+            passages = len(index.chunks) - table_rows
+            rows = {"passages": passages, "table_rows": table_rows, "bigrams": passages}
             if manifest.milvus is not None and manifest.milvus.vectors:
                 rows["vectors"] = manifest.embedded_chunks
             for kind, count in index.storage.row_counts().items():

@@ -38,9 +38,9 @@ def write_lexical(
     settings: BuildSettings,
     documents: Sequence[DocumentMeta],
 ) -> MilvusInfo | None:
-    """BM25 over the passages and, apart, over the table rows (their own IDF; they vote for their passages):
-    files of ``folder``, or two Milvus collections (then named in the returned info, and the passages' tokens
-    written to ``folder`` as the index's vocabulary)."""
+    """BM25 over the passages and, apart, over the table rows (their own IDF; they vote for their passages) and
+    over the passages' CJK bigrams: files of ``folder``, or three Milvus collections (then named in the returned
+    info, and the passages' tokens written to ``folder`` as the index's vocabulary)."""
     check_backend(settings.backend)
     groups, tokens = _tokens(chunks, tokenizer)
     if settings.backend == "local":
@@ -52,30 +52,37 @@ def write_lexical(
     uri = resolve_uri(settings.milvus_uri, settings.index_dir)
     writer = MilvusWriter(connect(uri), collection_prefix(settings.index_dir), settings.bm25.k1, settings.bm25.b)
     by_row = {
-        row: words for rows, group in zip(groups, tokens, strict=True) for row, words in zip(rows, group, strict=True)
+        row: words
+        for rows, group in zip(groups, tokens[:2], strict=True)
+        for row, words in zip(rows, group, strict=True)
     }
-    passages, table_rows = writer.write_lexical(chunks, by_row, {meta.document: meta for meta in documents})
+    bigrams = dict(zip(groups[0], tokens[2], strict=True))
+    names = writer.write_lexical(chunks, by_row, bigrams, {meta.document: meta for meta in documents})
     vocabulary = sorted({token for words in tokens[0] for token in words})
     Layout(folder).vocabulary.write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
-    return MilvusInfo(uri=uri, prefix=writer.prefix, passages=passages, table_rows=table_rows)
+    return MilvusInfo(uri=uri, prefix=writer.prefix, **names)
 
 
 def _tokens(chunks: Sequence[Chunk], tokenizer: Tokenizer) -> tuple[list[list[int]], list[list[list[str]]]]:
-    """The rows of the passages and of the table rows, and the BM25 tokens of each."""
+    """The rows of the passages and of the table rows, and the BM25 tokens of each: the passages' words, the table
+    rows' words, the passages' CJK bigrams."""
     groups = [[row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted] for wanted in (0, 1)]
-    return groups, [tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows]) for rows in groups]
+    tokens = [tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows]) for rows in groups]
+    return groups, [*tokens, [tokenizer.bigrams(lexical_text(chunks[row])) for row in groups[0]]]
 
 
 def _write_bm25(
     folder: Path, size: int, groups: list[list[int]], tokens: list[list[list[str]]], bm25: Bm25Settings
 ) -> None:
     layout = Layout(folder)
-    for path, rows, words in zip((layout.bm25, layout.table_rows_bm25), groups, tokens, strict=True):
+    paths = (layout.bm25, layout.table_rows_bm25, layout.bigrams_bm25)
+    for path, rows, words in zip(paths, (*groups, groups[0]), tokens, strict=True):
         Bm25Index.build(words, bm25, np.array(rows, dtype=np.int64), size).save(path)
 
 
 def write_bm25(folder: Path, chunks: Sequence[Chunk], tokenizer: Tokenizer, bm25: Bm25Settings) -> None:
-    """The local backend's two BM25 indexes, files of ``folder``: passages, and table rows."""
+    """The local backend's three BM25 indexes, files of ``folder``: passages, table rows, and the passages' CJK
+    bigrams."""
     groups, tokens = _tokens(chunks, tokenizer)
     _write_bm25(folder, len(chunks), groups, tokens, bm25)
 
@@ -124,5 +131,5 @@ def named_collections(index_dir: Path) -> set[str]:
             continue
         if manifest.milvus is not None:
             info = manifest.milvus
-            named |= {name for name in (info.passages, info.table_rows, info.vectors) if name}
+            named |= {name for name in (info.passages, info.table_rows, info.bigrams, info.vectors) if name}
     return named

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from indexer.index.embed import Embedder
 from indexer.index.layout import DENSE, DENSE_ROWS, MANIFEST, OWNER_MARK
 from indexer.index.lock import IndexLock
 from indexer.index.publish import discard, publish, staging_folder
-from indexer.index.store import Manifest, link_or_copy, read_chunks_compact, read_manifest, write_manifest
+from indexer.index.store import Manifest, link_or_copy, read_chunk_table, read_manifest, write_manifest
 from indexer.index.vector_cache import VectorCache
 from indexer.ingest.backend import after_publish, write_vectors
 from indexer.ingest.previous_vectors import own_vectors
@@ -41,7 +42,7 @@ class Version:
 
     folder: Path
     manifest: Manifest
-    chunks: list[StoredChunk]
+    chunks: Sequence[StoredChunk]
     plan: VectorPlan
 
     @property
@@ -59,7 +60,7 @@ def current_version(index_dir: Path, embedder: Embedder, cache: VectorCache) -> 
     manifest = read_manifest(folder)
     if manifest.embedder is None or manifest.embedder.id != embedder.id:
         return None
-    chunks, _ = read_chunks_compact(folder)
+    chunks = read_chunk_table(folder)
     metas = {meta.document: meta for meta in manifest.documents}
     own = own_vectors(folder, manifest.milvus)  # its chunks are this version's: matched by row, no key round trip
     plan = plan_vectors(chunks, metas, embedder.dim, manifest.embedder.passage_text, {}, cache, own=own)

@@ -11,6 +11,7 @@ import numpy as np
 
 from indexer.core.errors import FilingsError
 from indexer.core.models import DocumentMeta
+from indexer.index.chunk_table import ChunkTable
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import Layout
 from indexer.index.store import MilvusInfo
@@ -36,10 +37,9 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
         if passage_text not in PASSAGE_TEXTS:
             return {}  # made from a text this version does not know how to rebuild
         metas = {d["document"]: _lenient_meta(d) for d in manifest["documents"]}
-        with Layout(index_dir).chunks.open(encoding="utf-8") as handle:
-            stored = [json.loads(line) for line in handle if line.strip()]
         keys = [
-            text_key(embedded_text(c["text"], c.get("heading"), metas.get(c["document"]), passage_text)) for c in stored
+            text_key(embedded_text(text, heading, metas.get(document), passage_text))
+            for text, heading, document in _stored_texts(Layout(index_dir))
         ]
         milvus = MilvusInfo.model_validate(manifest["milvus"]) if manifest.get("milvus") else None
         by_row = stored_vectors(index_dir, milvus)
@@ -48,6 +48,21 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
             logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}
     return {keys[row]: vector for row, vector in by_row.items() if row < len(keys)}
+
+
+def _stored_texts(layout: Layout) -> list[tuple[str, str | None, str]]:
+    """Each chunk's text, heading and document: from the chunk table, or the JSON lines of a schema-2 index."""
+    if layout.chunks.is_dir():
+        table = ChunkTable(layout.chunks)
+        headings, heading_names = table.codes("heading")
+        documents, document_names = table.codes("document")
+        return [
+            (table.text(row), heading_names[h] if h >= 0 else None, document_names[d])
+            for row, (h, d) in enumerate(zip(headings.tolist(), documents.tolist(), strict=True))
+        ]
+    with layout.legacy_chunks.open(encoding="utf-8") as handle:
+        stored = [json.loads(line) for line in handle if line.strip()]
+    return [(c["text"], c.get("heading"), c["document"]) for c in stored]
 
 
 def stored_vectors(index_dir: Path, milvus: MilvusInfo | None) -> dict[int, np.ndarray]:

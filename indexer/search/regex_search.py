@@ -7,13 +7,12 @@ whole request: matching the passages here and highlighting the matches in the hi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import regex
 
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.errors import QueryError, shown
-from indexer.core.models import StoredChunk
 
 MAX_PATTERN_CHARS = 500
 
@@ -61,13 +60,14 @@ def count_matches(compiled: regex.Pattern[str], text: str, budget: Budget) -> in
 
 
 def regex_matches(
-    pattern: str, rows: Iterable[int], chunks: list[StoredChunk], budget: Budget
+    pattern: str, rows: Iterable[int], text_of: Callable[[int], str], budget: Budget
 ) -> list[tuple[int, int]]:
-    """(row, number of matches) for every chunk that matches, most matches first, then in index order."""
+    """(row, number of matches) for every chunk that matches (``text_of(row)``: its text), most matches first,
+    then in index order."""
     compiled = compile_pattern(pattern)
     found: list[tuple[int, int]] = []
     for row in rows:
-        count = count_matches(compiled, chunks[row].text, budget)
+        count = count_matches(compiled, text_of(row), budget)
         if count:
             found.append((row, count))
     found.sort(key=lambda item: -item[1])

@@ -19,9 +19,10 @@ from pydantic import BaseModel, Field
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
-from indexer.core.models import Box, StoredChunk
+from indexer.core.models import Box
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
+from indexer.index.chunk_table import ChunkTable
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
 from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
@@ -31,7 +32,13 @@ from indexer.search.highlights import Highlight, find_highlights, query_patterns
 from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
-from indexer.search.routed_lists import BM25_VARIANTS, printed_in_scope, routed_lists, without_names
+from indexer.search.routed_lists import (
+    BM25_VARIANTS,
+    bigrams_without_names,
+    printed_in_scope,
+    routed_lists,
+    without_names,
+)
 from indexer.search.routing import Route, route
 from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
@@ -188,6 +195,11 @@ def _ranked_lists(
                     table_rows = storage.table_rows(content, depth, allowed)
                 remember_rows(index, (table_rows if table_rows is not None else rows[:0]).tolist(), best_rows,
                            recipe.row_candidates)  # fmt: skip
+    if "bm25" in options.retrievers and recipe.bigram_weight > 0:
+        pairs = bigrams_without_names(index.tokenizer, variants[0].text, scoped_names)
+        if pairs:
+            rows = storage.bigrams(pairs, depth, allowed)
+            lists.append(RankedList("bm25:bigrams", rows.tolist(), weights.bm25_weight * recipe.bigram_weight))
     dense_ready = embedder is not None
     if embedder is not None:
         variant = _dense_query(variants)
@@ -210,15 +222,16 @@ def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) 
 
 
 def _adjusted(
-    chunk: StoredChunk, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
+    chunks: ChunkTable, row: int, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
 ) -> float:
-    if chunk.section not in sections:  # a certification or an exhibit index the question asks for is not demoted
-        score *= recipe.demotion.get(chunk.kind, 1.0)
-    if preferred and chunk.document not in preferred:
+    section = chunks.section(row)
+    if section not in sections:  # a certification or an exhibit index the question asks for is not demoted
+        score *= recipe.demotion.get(chunks.kind(row), 1.0)
+    if preferred and chunks.document(row) not in preferred:
         score *= recipe.other_document
-    if chunk.section and chunk.section in sections:
+    if section and section in sections:
         boost = recipe.section_boost
-        score *= boost[min(sections.index(chunk.section), len(boost) - 1)]
+        score *= boost[min(sections.index(section), len(boost) - 1)]
     return score
 
 
@@ -231,24 +244,25 @@ def _select(
     for score, row in scored:
         if len(chosen) == top_k:
             break
-        chunk = index.chunks[row]
-        key = (chunk.document, chunk.page)
+        chunks = index.chunks
+        key = (chunks.document(row), chunks.page(row))
         if options.per_page and per_page.get(key, 0) >= options.per_page:
             continue
-        if chunk.content_hash in seen_text:
+        content = chunks.string("content_hash", row)
+        if content in seen_text:
             continue
         per_page[key] = per_page.get(key, 0) + 1
-        seen_text.add(chunk.content_hash)
+        seen_text.add(content)
         chosen.append((score, row))
-    if plan.needs_several_documents and len({index.chunks[r].document for _, r in chosen}) < 2 and len(chosen) > 1:
-        first_doc = index.chunks[chosen[0][1]].document
-        other = next(((s, r) for s, r in scored if index.chunks[r].document != first_doc), None)
+    if plan.needs_several_documents and len({index.chunks.document(r) for _, r in chosen}) < 2 and len(chosen) > 1:
+        first_doc = index.chunks.document(chosen[0][1])
+        other = next(((s, r) for s, r in scored if index.chunks.document(r) != first_doc), None)
         if other is not None:
             chosen[-1] = other
     if plan.newest_first:
 
         def year(row: int) -> int:
-            return index.documents[index.chunks[row].document].year or 0
+            return index.documents[index.chunks.document(row)].year or 0
 
         chosen.sort(key=lambda item: -year(item[1]))
     return chosen
@@ -297,7 +311,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     if "bm25" in options.retrievers:
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
-    adjusted = [(_adjusted(index.chunks[row], score, found.preferred, sections, recipe), row) for row, score in fused]
+    adjusted = [(_adjusted(index.chunks, row, score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(adjusted, key=lambda item: -item[0])
     best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
     for ranked in lists:
@@ -377,7 +391,7 @@ def _hit(
         page_width=chunk.page_width,
         page_height=chunk.page_height,
         content=chunk.text,
-        boxes=index.chunk_boxes.of(row),
+        boxes=index.chunks.boxes(row),
         score=round(score, 6),
         kind=chunk.kind,
         section=chunk.section,
@@ -392,13 +406,13 @@ def regex_search(
 ) -> SearchOutcome:
     scope = filter_documents(index, filters)
     allowed = allowed_rows(index, scope)
-    rows = [
-        row
-        for row in (allowed.tolist() if allowed is not None else range(len(index.chunks)))
-        if index.chunks[row].kind != "table_row"  # a row's line is in its passage already
-    ]
+    kinds, kind_names = index.chunks.codes("kind")
+    passage = kinds != (
+        kind_names.index("table_row") if "table_row" in kind_names else -2
+    )  # a row's line is in its passage
+    rows = np.flatnonzero(passage) if allowed is None else allowed[passage[allowed]]
     budget = regex_budget(pattern)  # one deadline for matching the passages and highlighting the hits
-    matches = regex_matches(pattern, rows, index.chunks, budget)
+    matches = regex_matches(pattern, rows.tolist(), index.chunks.text, budget)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
     hits = [_hit(index, row, score) for score, row in _select(index, scored, top_k, options, plain)]

@@ -1,12 +1,14 @@
 """Lists a question's routing adds to the fusion, and what a search can ask of the documents it searched: BM25 within
 the sections the question is routed to (a statement it names none of the words of still listed), a question's
-words without the names of the companies in scope, and whether a searched document prints a term."""
+words (and CJK bigrams) without the names of the companies in scope, and whether a searched document prints a
+term."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from indexer.core.sections import STATEMENT_LABELS
+from indexer.core.tokenize import BIGRAM_MARK, Tokenizer
 from indexer.index.reader import LoadedIndex, section_rows
 from indexer.search.expand import Variant, content_tokens
 from indexer.search.fusion import ROUTED, RankedList
@@ -63,3 +65,11 @@ def without_names(tokens: list[str], names: set[str]) -> list[str]:
     """``tokens`` without ``names``, unless nothing else is left (a question that only names a company)."""
     kept = [t for t in tokens if t not in names]
     return kept or tokens
+
+
+def bigrams_without_names(tokenizer: Tokenizer, text: str, names: set[str]) -> list[str]:
+    """The CJK bigrams of ``text`` but those inside a scoped company's name (printed on every page of its filings),
+    unless nothing else is left."""
+    pairs = list(dict.fromkeys(tokenizer.bigrams(text)))
+    kept = [p for p in pairs if not any(p[len(BIGRAM_MARK) :] in name for name in names)]
+    return kept or pairs

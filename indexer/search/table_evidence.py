@@ -25,8 +25,7 @@ class RowEvidence(BaseModel):
 def remember_rows(index: LoadedIndex, rows: list[int], best: dict[tuple[str, int], dict[int, int]], keep: int) -> None:
     """Remember each page's best-ranked table rows ({row: rank}), to show one with a hit on that page."""
     for rank, row in enumerate(rows, start=1):
-        chunk = index.chunks[row]
-        ranks = best.setdefault((chunk.document, chunk.page), {})
+        ranks = best.setdefault((index.chunks.document(row), index.chunks.page(row)), {})
         if rank < ranks.get(row, rank + 1):
             ranks[row] = rank
             if len(ranks) > keep:
