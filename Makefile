@@ -88,6 +88,8 @@ bench: $(CORE)
 	$(if $(CORPUS),,$(BIN)/python bench/financials_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/facts.json)
 	$(if $(CORPUS),,$(BIN)/python bench/metadata_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/metadata.json)
 	$(if $(CORPUS),,$(BIN)/python bench/rows_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/rows.json)
+	$(if $(CORPUS),,$(BIN)/python bench/dev_server.py --index $(BENCH_OUT)/dev-lexical --vectors-from $(BENCH_IDX) \
+		--out $(BENCH_OUT)/dev-vectors --json $(BENCH_OUT)/dev_server.json)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
 
 clean:

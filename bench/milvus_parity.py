@@ -11,12 +11,12 @@ MRR of each index in shared and filtered mode per language, and the median searc
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from stats import emit
 
 from indexer.index.reader import allowed_rows
 from indexer.ingest.settings import default_cache_dir
@@ -76,10 +76,7 @@ def main() -> int:
             search(index, question.question, top_k=5)
             times.append((time.perf_counter() - started) * 1000)
         report[label]["search_p50_ms"] = round(statistics.median(times), 1)  # type: ignore[index]
-    text = json.dumps(report, ensure_ascii=False, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text, encoding="utf-8")
+    emit(report, args.json)
     return 0
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import answer_sizes  # bench/ is on the path when this runs as a script
+import dev_server
 import financials_eval
 import metadata_eval
 import outline_eval
@@ -278,7 +279,7 @@ def main() -> int:
         "",
         "Written by `make bench` (`bench/bench.py`, `bench/synthetic.py`, `bench/http_load.py`, "
         "`bench/dense_recall.py`, `bench/profile_search.py`, `bench/answer_sizes.py`, `bench/outline_eval.py`, "
-        "`bench/financials_eval.py`, `bench/rows_eval.py`, `bench/metadata_eval.py`, "
+        "`bench/financials_eval.py`, `bench/rows_eval.py`, `bench/metadata_eval.py`, `bench/dev_server.py`, "
         "`bench/report.py`); every figure is wall-clock on the "
         "machine below. Reproduce with `make bench CORPUS=DIR [BENCH_INDEX=DIR]`.",
         "",
@@ -295,6 +296,7 @@ def main() -> int:
         *(financials_eval.markdown(facts) if (facts := _load(out / "facts.json")) else []),
         *(rows_eval.markdown(rows) if (rows := _load(out / "rows.json")) else []),
         *(metadata_eval.markdown(meta) if (meta := _load(out / "metadata.json")) else []),
+        *dev_server.markdown(_load(out / "dev_server.json")),
         *_corpus(bench),
         *_dense(dense),
         *_profile(out),

