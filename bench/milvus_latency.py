@@ -30,7 +30,7 @@ from bench import bench_server
 from indexer.core.tokenize import Tokenizer
 from indexer.index.dense import DenseIndex
 from indexer.index.milvus_client import connect
-from indexer.index.milvus_storage import MilvusWriter
+from indexer.index.milvus_writer import MilvusWriter
 from indexer.index.publish import publish, staging_folder
 from indexer.index.store import link_or_copy, read_chunks, read_manifest, write_manifest
 from indexer.ingest.backend import write_lexical

@@ -24,9 +24,10 @@ from indexer.evidence.financials import (
     statement_tables,
     table_rows,
 )
-from indexer.evidence.outline import Section, SectionText, find_section, outline, section_lines, section_piece
+from indexer.evidence.outline import Section, outline
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
+from indexer.evidence.section_text import SectionText, find_section, section_lines, section_piece
 from indexer.evidence.statement_content import likely_pages
 from indexer.evidence.xbrl import FactReader, attach
 from indexer.index.reader import (

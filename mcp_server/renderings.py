@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from indexer.core.models import wire, wire_json
-from indexer.evidence.outline import SectionText
+from indexer.evidence.section_text import SectionText
 from mcp_server.briefs import (
     ClaimsBrief,
     DocumentBrief,

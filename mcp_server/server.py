@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import gc
-import inspect
 import logging
 import threading
-import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastmcp import FastMCP
@@ -18,7 +15,7 @@ from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.types import Image
 from mcp.types import TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from indexer import __version__
 from indexer.core.errors import FilingsError
@@ -26,7 +23,7 @@ from indexer.core.logs import setup_logging
 from indexer.core.models import Box, wire
 from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
 from indexer.evidence.financials import STATEMENTS
-from indexer.evidence.outline import SECTION_CHARS, SectionText
+from indexer.evidence.section_text import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
@@ -46,6 +43,7 @@ from mcp_server.renderings import (
 )
 from mcp_server.schemas import input_schema, output_schema
 from mcp_server.settings import ServerSettings
+from mcp_server.tool_registry import TOOLS, arguments_of, bound, tool
 from mcp_server.tools import (
     coverage,
     coverage_line,
@@ -90,63 +88,6 @@ MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name from list_documents")
 PAGE = Field(description="1-based page number")
 DETAIL = Field(description=DETAIL_HELP)
-
-
-@dataclass(frozen=True)
-class Declared:
-    """A tool as declared below: its function (the loader first, then the tool's arguments), its description, the
-    model of its result, and whether the description ends with what the loaded index covers."""
-
-    function: Callable[..., ToolResult]
-    description: str
-    output: type[BaseModel]
-    full: type[BaseModel] | None = None  # the whole result under `full` with detail="full", when it differs
-    with_coverage: bool = False
-
-
-TOOLS: list[Declared] = []
-
-
-def tool(
-    output: type[BaseModel],
-    description: str,
-    *,
-    full: type[BaseModel] | None = None,
-    with_coverage: bool = False,
-) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
-    """Declare a tool where it is written (its description beside its signature); build_server registers it."""
-
-    def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
-        TOOLS.append(Declared(function, description, output, full, with_coverage))
-        return function
-
-    return declare
-
-
-def arguments_of(model: type[BaseModel]) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Give a tool function taking ``**arguments`` the signature of ``model``'s fields (after the loader), so that its
-    input schema, validation and descriptions are the model's (declared once, used by the tool, the CLI and eval)."""
-
-    def declare(function: Callable[..., T]) -> Callable[..., T]:
-        parameters = [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=inspect.Parameter.empty if field.is_required() else field.default,
-                annotation=Annotated[field.annotation, field],
-            )
-            for name, field in model.model_fields.items()
-        ]
-        loader = inspect.Parameter("loader", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=IndexLoader)
-        own = inspect.signature(function)
-        extra = [p for p in own.parameters.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
-        returns = own.return_annotation
-        parameters = [*parameters, *extra]
-        function.__signature__ = inspect.Signature([loader, *parameters], return_annotation=returns)  # type: ignore[attr-defined]
-        function.__annotations__ = {p.name: p.annotation for p in (loader, *parameters)} | {"return": returns}
-        return function
-
-    return declare
 
 
 def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
@@ -352,21 +293,6 @@ def get_financials(
     return _answer(_call(loader, get_financials_tool, document, company, statement, items, year, limit), detail)
 
 
-def _bound(function: Callable[..., ToolResult], loader: IndexLoader) -> Callable[..., ToolResult]:
-    """The tool function with the loader given: its signature (the schema clients see) is the tool's arguments."""
-    signature = inspect.signature(function)
-    hints = typing.get_type_hints(function, include_extras=True)
-
-    def call(**arguments: object) -> ToolResult:
-        return function(loader, **arguments)
-
-    parameters = [p.replace(annotation=hints[p.name]) for p in list(signature.parameters.values())[1:]]
-    call.__signature__ = signature.replace(parameters=parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
-    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": ToolResult}
-    call.__name__ = function.__name__
-    return call
-
-
 def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     """The FastMCP server: the declared tools bound to ``loader``, the prompt, the index's coverage in the
     instructions and in the descriptions that ask for it."""
@@ -380,7 +306,7 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     schemas: dict[str, dict[str, Any]] = {}
     for declared in TOOLS:
         made = Tool.from_function(
-            _bound(declared.function, loader),
+            bound(declared.function, loader),
             name=declared.function.__name__,
             description=f"{declared.description}\n{covers}" if declared.with_coverage else declared.description,
             output_schema=output_schema(declared.output, declared.full),

@@ -8,8 +8,8 @@ from collections import Counter
 
 from indexer.core.models import Box
 from indexer.evidence.claim_checks import Claim
-from indexer.evidence.outline import SectionText
 from indexer.evidence.render import render_png
+from indexer.evidence.section_text import SectionText
 from indexer.index.store import Manifest
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest

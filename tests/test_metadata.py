@@ -80,7 +80,7 @@ def test_annual_report_and_filings_have_no_broker_fields() -> None:
 
 
 def test_broker_rating_and_target_price_forms() -> None:
-    from indexer.ingest.metadata import _CURRENT_PRICE, _RATING, _RATING_LABELLED, _TARGET_PRICE
+    from indexer.ingest.broker_note import _CURRENT_PRICE, _RATING, _RATING_LABELLED, _TARGET_PRICE
 
     assert _RATING.search("买入（首次）").groups() == ("买入", "首次")
     assert _RATING.search("增持(维持评级)").groups() == ("增持", "维持")

@@ -9,7 +9,8 @@ import pytest
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Line, Span
-from indexer.evidence.outline import Section, outline, section_piece
+from indexer.evidence.outline import Section, outline
+from indexer.evidence.section_text import section_piece
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser

@@ -1,12 +1,14 @@
 """Search over the four committed samples (default embedder): real pages, real text, real boxes."""
 
+from dataclasses import replace
+
 import pytest
 
 from indexer.core.errors import NotFoundError, QueryError
 from indexer.index.reader import LoadedIndex, get_page
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
-from indexer.search.retrieve import run_search, search
+from indexer.search.retrieve import DEFAULT_OPTIONS, run_search, search
 from mcp_server.tools import list_documents_tool
 from tests.conftest import BROKER, SAMPLES, SIFANG, text_under
 
@@ -132,6 +134,14 @@ def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_index: LoadedIn
     assert _squash(under) == "1,175,301,034.32"
     for h in hit.highlights:
         assert any(abs(h.box.top - line.top) < 1.5 for line in hit.boxes)  # on the passage's own lines
+
+
+def test_the_recipe_caps_the_highlights(samples_index: LoadedIndex) -> None:
+    """A recipe's max_highlights is the cap a search uses (a sweep over it measures what it says)."""
+    question = "四方科技 营业收入 1,175,301,034.32"
+    assert len(search(samples_index, question, top_k=1)[0].highlights) >= 2
+    capped = replace(DEFAULT_OPTIONS, recipe=DEFAULT_OPTIONS.recipe.model_copy(update={"max_highlights": 1}))
+    assert len(search(samples_index, question, top_k=1, options=capped)[0].highlights) == 1
 
 
 def test_regex_hits_highlight_the_matches(samples_index: LoadedIndex) -> None:

@@ -82,6 +82,23 @@ def _places(
     return found
 
 
+def _fitting(places: list[_Place], signed_value: Decimal, row_words: str, column_words: str) -> list[_Place]:
+    """The places whose row holds ``row_words`` and whose column header ``column_words`` (either may be empty):
+    those whose row is named exactly, if any, and of those the ones printed with the claimed sign, if any."""
+
+    def fits(place: _Place) -> bool:
+        labels = (_words(place.label), _words(row_label(place.row, place.table)))
+        return (not row_words or any(row_words in words for words in labels)) and (
+            not column_words or column_words in _words(place.header)
+        )
+
+    exact = [place for place in places if fits(place)]
+    named = [p for p in exact if row_words in {_words(p.label), _words(row_label(p.row, p.table)), _words(p.row.label)}]
+    exact = named or exact  # the row the label names exactly, over rows that only contain it
+    signed = [p for p in exact if any(number == signed_value for number in figures(p.cell.text))]
+    return signed or exact  # '(68,153)' is the negative one of a label printed twice with either sign
+
+
 def check_claim(
     page: Page,
     quote: str,
@@ -104,19 +121,7 @@ def check_claim(
     scale = page_multiplier(page.text)
     values = {value} | ({value / scale} if scale != 1 and value % scale == 0 else set())
     places = _places(page, values, report, previous, known or {})
-    row_words, column_words = _words(label or ""), _words(period or "")
-
-    def fits(place: _Place) -> bool:
-        labels = (_words(place.label), _words(row_label(place.row, place.table)))
-        return (not row_words or any(row_words in words for words in labels)) and (
-            not column_words or column_words in _words(place.header)
-        )
-
-    exact = [place for place in places if fits(place)]
-    named = [p for p in exact if row_words in {_words(p.label), _words(row_label(p.row, p.table)), _words(p.row.label)}]
-    exact = named or exact  # the row the label names exactly, over rows that only contain it
-    signed = [p for p in exact if any(number == wanted[0] for number in figures(p.cell.text))]
-    exact = signed or exact  # '(68,153)' is the negative one of a label printed twice with either sign
+    exact = _fitting(places, wanted[0], _words(label or ""), _words(period or ""))
     if len({(_words(p.row.label), _words(p.header), p.cell.text) for p in exact}) == 1:
         # one place, or the same row printed twice (a line repeated under revenues and expenses): the claim holds
         place = exact[0]

@@ -1,4 +1,4 @@
-"""A filing's outline from the headings printed in its body, and the text of one section.
+"""A filing's outline from the headings printed in its body (the text of one section: section_text.py).
 
 Headings are short lines that start a Part or an Item of a 10-K/10-Q (``PART II``, ``Item 7. Management's …``), a
 节 of a 年报 (``第三节 公司业务概要``), or a primary statement (``CONSOLIDATED BALANCE SHEETS``, ``合并利润表``).
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from indexer.core.errors import NotFoundError, shown
 from indexer.core.models import Line
 from indexer.core.text import ENDS_WITH_PAGE_REF
 from indexer.evidence.statement_content import concepts_on, page_kind
@@ -88,7 +87,6 @@ STATEMENT_GAP = 6  # pages within which the primary statements and their notes f
 LISTED_ITEMS = 6  # a page listing this many Items and no sentence between them is a contents page
 _SENTENCE = re.compile(r"[a-z)]\.$|\b(?:none|not applicable)\.?$", re.I)  # body text ends a sentence; 'None.'
 CONTENTS_LINES = 3  # a page with this many heading lines that end in page numbers is a contents page
-SECTION_CHARS = 12_000  # characters of text read_section returns per call
 
 
 class Section(BaseModel):
@@ -217,7 +215,7 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
     for candidate in found:
         if candidate.kind == "notes" and (first is None or candidate.page < first):
             continue  # the notes follow the statements: a "notes to …" line before them is a reference
-        key = _normal(re.sub(r"[(（].*", "", candidate.title))
+        key = normal_words(re.sub(r"[(（].*", "", candidate.title))
         if key not in seen:  # a statement runs over pages, each headed with its title (and "continued")
             seen.add(key)
             kept.append(candidate)
@@ -352,77 +350,6 @@ def outline(pages: list[list[Line]]) -> list[Section]:
     return sections
 
 
-def _normal(text: str) -> str:
+def normal_words(text: str) -> str:
+    """``text`` lower-cased, its punctuation and underscores as single spaces: how titles and keys are compared."""
     return re.sub(r"[\W_]+", " ", text.lower()).strip()
-
-
-def find_section(sections: list[Section], wanted: str) -> int:
-    """The position of the section ``wanted`` names: its key ('7', '1A', 'Item 7', '第十节', 'balance_sheet'), or
-    words of its title ('risk factors', '财务报告'); the first in reading order."""
-    query = _normal(wanted)
-    bare = re.sub(r"^(?:item|part)\s+", "", query)
-    for i, section in enumerate(sections):
-        if _normal(section.key) in (query, bare):
-            return i
-    for i, section in enumerate(sections):
-        if query and query in _normal(section.title):
-            return i
-    listed = ", ".join(f"{s.key} ({s.title[:40]})" for s in sections[:40]) or "none found"
-    raise NotFoundError(f"no section {shown(wanted)} in this document; its sections: {listed}")
-
-
-def section_lines(pages: list[list[Line]], sections: list[Section], position: int) -> list[tuple[int, Line]]:
-    """(page, line) of the section's text: from its heading to the next heading at its level or above."""
-    section = sections[position]
-    following = next((s for s in sections[position + 1 :] if s.level <= section.level), None)
-    out: list[tuple[int, Line]] = []
-    for number in range(section.page_start, (following.page_start if following else len(pages)) + 1):
-        body = [line for line in pages[number - 1] if not line.furniture]
-        start = section.line if number == section.page_start else 0
-        stop = following.line if following is not None and number == following.page_start else len(body)
-        out.extend((number, line) for line in body[start:stop])
-    return out
-
-
-class SectionText(BaseModel):
-    """A piece of one section's text, with the pages it comes from; continue with ``next_cursor``."""
-
-    document: str
-    title: str
-    key: str
-    page_start: int = Field(description="the section's first page")
-    page_end: int = Field(description="the section's last page")
-    pages: list[int] = Field(description="the pages this piece's text comes from")
-    text: str = Field(description="the text, each page's part headed [p.N]")
-    next_cursor: str | None = Field(description="pass it as `cursor` for the rest; None when this is the end")
-
-
-def section_piece(
-    document: str, section: Section, lines: list[tuple[int, Line]], cursor: str | None, budget: int = SECTION_CHARS
-) -> SectionText:
-    """The part of ``lines`` (a section's) that starts at ``cursor`` and fits ``budget`` characters."""
-    start = 0
-    if cursor:
-        if not re.fullmatch(r"[0-9]{1,9}", cursor) or int(cursor) >= max(len(lines), 1):  # '²' is a digit too
-            raise NotFoundError(f"cursor {shown(cursor)} is not one this section gave; start again without a cursor")
-        start = int(cursor)
-    out: list[str] = []
-    pages: list[int] = []
-    used = 0
-    position = start
-    for position in range(start, len(lines)):
-        number, line = lines[position]
-        piece = (f"[p.{number}]\n" if number not in pages else "") + line.text
-        if out and used + len(piece) + 1 > budget:
-            break
-        if number not in pages:
-            pages.append(number)
-        out.append(piece)
-        used += len(piece) + 1
-    else:
-        position = len(lines)
-    return SectionText(
-        document=document, title=section.title, key=section.key, page_start=section.page_start,
-        page_end=section.page_end, pages=pages, text="\n".join(out),
-        next_cursor=str(position) if position < len(lines) else None,
-    )  # fmt: skip

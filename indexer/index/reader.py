@@ -145,22 +145,7 @@ def _load_version(
         raise IndexLoadError(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
-    embedder = None
-    if manifest.embedder is not None and with_embedder:
-        try:
-            reusable = previous.embedder if previous is not None else None
-            if reusable is not None and reusable.id == manifest.embedder.id:
-                embedder = reusable
-            else:
-                embedder = make_embedder(manifest.embedder.spec)
-        except EmbedderError as exc:
-            raise IndexLoadError(f"cannot load the embedder this index was built with: {exc}") from exc
-        if embedder is None or embedder.id != manifest.embedder.id:
-            found = embedder.id if embedder is not None else "none"
-            raise IndexLoadError(
-                f"index at {folder} was embedded with {manifest.embedder.id}, but {found} is installed; "
-                "install the same version or rebuild the index"
-            )
+    embedder = _embedder(folder, manifest, previous) if with_embedder else None
     storage = load_storage(
         folder,
         manifest,
@@ -193,6 +178,28 @@ def _load_version(
         else frozenset(),
         pages=PageReader(folder),
     )
+
+
+def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None) -> Embedder | None:
+    """The embedder the index was built with (an earlier version's when it is the same), None without vectors."""
+    if manifest.embedder is None:
+        return None
+    embedder: Embedder | None
+    try:
+        reusable = previous.embedder if previous is not None else None
+        if reusable is not None and reusable.id == manifest.embedder.id:
+            embedder = reusable
+        else:
+            embedder = make_embedder(manifest.embedder.spec)
+    except EmbedderError as exc:
+        raise IndexLoadError(f"cannot load the embedder this index was built with: {exc}") from exc
+    if embedder is None or embedder.id != manifest.embedder.id:
+        found = embedder.id if embedder is not None else "none"
+        raise IndexLoadError(
+            f"index at {folder} was embedded with {manifest.embedder.id}, but {found} is installed; "
+            "install the same version or rebuild the index"
+        )
+    return embedder
 
 
 _NAMED_IN_ERRORS = 20

@@ -47,7 +47,8 @@ def write_lexical(
         _write_bm25(folder, len(chunks), groups, tokens, settings.bm25)
         return None
     from indexer.index.milvus_client import connect
-    from indexer.index.milvus_storage import MilvusWriter, collection_prefix, resolve_uri
+    from indexer.index.milvus_storage import collection_prefix, resolve_uri
+    from indexer.index.milvus_writer import MilvusWriter
 
     uri = resolve_uri(settings.milvus_uri, settings.index_dir)
     writer = MilvusWriter(connect(uri), collection_prefix(settings.index_dir), settings.bm25.k1, settings.bm25.b)
@@ -96,7 +97,7 @@ def write_vectors(
         plan.dense().save(folder)
         return None
     from indexer.index.milvus_client import connect
-    from indexer.index.milvus_storage import MilvusWriter
+    from indexer.index.milvus_writer import MilvusWriter
 
     have = np.flatnonzero(plan.known)
     np.save(Layout(folder).dense_rows, plan.rows[have])  # which chunks have a vector, read without asking Milvus
@@ -111,7 +112,7 @@ def after_publish(index_dir: Path, milvus: MilvusInfo | None) -> None:
     if milvus is None:
         return
     from indexer.index.milvus_client import connect
-    from indexer.index.milvus_storage import MilvusWriter
+    from indexer.index.milvus_writer import MilvusWriter
 
     writer = MilvusWriter(connect(milvus.uri), milvus.prefix)
     writer.move_aliases(milvus)

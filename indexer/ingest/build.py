@@ -222,49 +222,10 @@ def _index_and_publish(
             + f". The previous index at {settings.index_dir} (if any) is unchanged."
         )
     chunks = [chunk for doc in parsed for chunk in doc.chunks]
-    report.documents = len(parsed)
-    report.pages = sum(doc.meta.pages for doc in parsed)
-    report.pages_without_text = sum(len(doc.meta.pages_without_text) for doc in parsed)
-    report.pages_unreadable = sum(len(doc.meta.pages_unreadable) for doc in parsed)
-    report.pages_ocr = sum(len(doc.meta.pages_ocr) for doc in parsed)
-    report.chunks = len(chunks)
-    report.table_rows = sum(1 for chunk in chunks if chunk.kind == "table_row")
-
+    _count(report, parsed, chunks)
     staging = staging_folder(settings.index_dir)
     try:
-        t0 = time.perf_counter()
-        documents = [doc.meta for doc in parsed]
-        milvus = write_lexical(staging, chunks, tokenizer, settings, documents)
-        report.seconds["tokenize+bm25"] = time.perf_counter() - t0
-        embedder_info = None
-        if embedder is not None:
-            t0 = time.perf_counter()
-            documents, milvus = _known_vectors(staging, chunks, documents, embedder, settings, report, milvus)
-            embedder_info = EmbedderInfo(
-                spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
-            )
-            report.seconds["vectors"] = time.perf_counter() - t0
-        else:
-            documents = with_readiness(documents, set())  # an index without an embedder has no semantic search
-        for doc in parsed:
-            write_pages(staging, doc.meta, doc.pages)
-            write_pdf(staging, doc.meta, doc.pdf, doc.original)
-        write_chunks(staging, chunks)
-        write_manifest(
-            staging,
-            Manifest(
-                embedder=embedder_info,
-                milvus=milvus,
-                tokenizer=tokenizer.settings,
-                chunking=settings.chunking.as_dict(),
-                bm25=settings.bm25.as_dict(),
-                parser=parser_settings(settings),
-                documents=documents,
-                failures=report.failures,
-                chunk_count=len(chunks),
-                embedded_chunks=report.embedded,
-            ),
-        )
+        milvus = _write_version(staging, settings, parsed, chunks, report, embedder, tokenizer)
         publish(staging, settings.index_dir)
         report.published = True
         report.versions += 1
@@ -279,6 +240,60 @@ def _index_and_publish(
             discard(staging)
     report.seconds["total"] = time.perf_counter() - started
     return report
+
+
+def _count(report: BuildReport, parsed: list[Parsed], chunks: list[Chunk]) -> None:
+    report.documents = len(parsed)
+    report.pages = sum(doc.meta.pages for doc in parsed)
+    report.pages_without_text = sum(len(doc.meta.pages_without_text) for doc in parsed)
+    report.pages_unreadable = sum(len(doc.meta.pages_unreadable) for doc in parsed)
+    report.pages_ocr = sum(len(doc.meta.pages_ocr) for doc in parsed)
+    report.chunks = len(chunks)
+    report.table_rows = sum(1 for chunk in chunks if chunk.kind == "table_row")
+
+
+def _write_version(
+    staging: Path,
+    settings: BuildSettings,
+    parsed: list[Parsed],
+    chunks: list[Chunk],
+    report: BuildReport,
+    embedder: Embedder | None,
+    tokenizer: Tokenizer,
+) -> MilvusInfo | None:
+    """Everything of the new version into ``staging``, its manifest last; the Milvus collections it names."""
+    t0 = time.perf_counter()
+    documents = [doc.meta for doc in parsed]
+    milvus = write_lexical(staging, chunks, tokenizer, settings, documents)
+    report.seconds["tokenize+bm25"] = time.perf_counter() - t0
+    embedder_info = None
+    if embedder is not None:
+        t0 = time.perf_counter()
+        documents, milvus = _known_vectors(staging, chunks, documents, embedder, settings, report, milvus)
+        embedder_info = EmbedderInfo(
+            spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
+        )
+        report.seconds["vectors"] = time.perf_counter() - t0
+    else:
+        documents = with_readiness(documents, set())  # an index without an embedder has no semantic search
+    for doc in parsed:
+        write_pages(staging, doc.meta, doc.pages)
+        write_pdf(staging, doc.meta, doc.pdf, doc.original)
+    write_chunks(staging, chunks)
+    manifest = Manifest(
+        embedder=embedder_info,
+        milvus=milvus,
+        tokenizer=tokenizer.settings,
+        chunking=settings.chunking.as_dict(),
+        bm25=settings.bm25.as_dict(),
+        parser=parser_settings(settings),
+        documents=documents,
+        failures=report.failures,
+        chunk_count=len(chunks),
+        embedded_chunks=report.embedded,
+    )
+    write_manifest(staging, manifest)
+    return milvus
 
 
 def _known_vectors(

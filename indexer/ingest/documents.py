@@ -112,29 +112,23 @@ def _edgar_fields(source: Source, known: DocumentMeta | None) -> dict[str, objec
     }
 
 
-def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport, workdir: Path) -> list[Parsed]:
-    """Parse each file (HTML converted to PDF in ``workdir`` first), or reuse the previous index's pages of an
-    unchanged one; describe and chunk it."""
-    parser = PdfParser(
-        ocr=settings.ocr,
-        password=settings.password,
-        tessdata=settings.tessdata,
-        timeout=settings.parse_timeout,
-        max_pages=settings.max_pages,
-        max_memory_mb=settings.max_parse_memory_mb,
-    )
-    previous = _previous_pages(settings.index_dir, settings)
-    parsed: list[Parsed] = []
-
-    def parse_here(pdf: Path, password: str | None) -> list[Page]:
-        return read_pdf(parser, pdf, password, settings.chunking)
-
-    parse_pdf, window = parse_here, PARSE_WORKERS
+def _parse_function(settings: BuildSettings, parser: PdfParser) -> tuple[Callable[[Path, str | None], list[Page]], int]:
+    """How a PDF is parsed (here, or as a Ray task) and how many files are kept in flight."""
     if settings.ray is not None:  # each PDF parsed by a Ray task; as many in flight as the cluster has CPUs
         from indexer.ingest.ray_parse import RayParsing
 
         on_ray = RayParsing(settings)
-        parse_pdf, window = (lambda pdf, password: on_ray.submit(pdf, password).result()), on_ray.slots
+        return (lambda pdf, password: on_ray.submit(pdf, password).result()), on_ray.slots
+    return (lambda pdf, password: read_pdf(parser, pdf, password, settings.chunking)), PARSE_WORKERS
+
+
+def parse_documents(sources: list[Source], settings: BuildSettings, report: BuildReport, workdir: Path) -> list[Parsed]:
+    """Parse each file (HTML converted to PDF in ``workdir`` first), or reuse the previous index's pages of an
+    unchanged one; describe and chunk it."""
+    parser = PdfParser(**settings.parser_options())
+    previous = _previous_pages(settings.index_dir, settings)
+    parsed: list[Parsed] = []
+    parse_pdf, window = _parse_function(settings, parser)
 
     def read(source: Source) -> tuple[str, list[Page], Path, DocumentMeta | None]:
         sha = sha256_file(source.path)
@@ -149,7 +143,6 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
     ):
         upcoming = [ahead.submit(read, source) for source in sources[:window]]
         for position, source in enumerate(sources):
-            name = source.name
             current = upcoming.pop(0)
             if position + window < len(sources):
                 upcoming.append(ahead.submit(read, sources[position + window]))
@@ -157,27 +150,33 @@ def parse_documents(sources: list[Source], settings: BuildSettings, report: Buil
                 sha, pages, pdf, known = current.result()
             except (DocumentError, OSError) as exc:
                 reason = exc.reason if isinstance(exc, DocumentError) else f"cannot be read ({exc.strerror})"
-                report.failures.append(Failure(document=name, reason=reason))
-                logger.warning("skipped %s: %s", name, reason)
+                report.failures.append(Failure(document=source.name, reason=reason))
+                logger.warning("skipped %s: %s", source.name, reason)
                 bar.update(1)
                 continue
             if known is not None:
                 report.reused_documents += 1
             elif is_html(source.path):
                 report.converted += 1
-            described = metadata.describe(name, pages) | _edgar_fields(source, known)
-            meta = DocumentMeta(
-                document=name,
-                sha256=sha,
-                pages=len(pages),
-                pages_without_text=[p.number for p in pages if not p.has_text],
-                pages_unreadable=[p.number for p in pages if p.unreadable],
-                pages_ocr=[p.number for p in pages if p.ocr],
-                source_format="html" if is_html(source.path) else "pdf",
-                **described,  # type: ignore[arg-type]
-            )
-            chunks = chunk_document(name, sha, pages, settings.chunking)
-            parsed.append(Parsed(meta, pages, chunks, pdf, source.path))
+            parsed.append(_described(source, sha, pages, pdf, known, settings))
             bar.update(1)
             bar.set_postfix(pages=sum(len(p.pages) for p in parsed))
     return parsed
+
+
+def _described(
+    source: Source, sha: str, pages: list[Page], pdf: Path, known: DocumentMeta | None, settings: BuildSettings
+) -> Parsed:
+    """A parsed file with its metadata and chunks."""
+    name = source.name
+    meta = DocumentMeta(
+        document=name,
+        sha256=sha,
+        pages=len(pages),
+        pages_without_text=[p.number for p in pages if not p.has_text],
+        pages_unreadable=[p.number for p in pages if p.unreadable],
+        pages_ocr=[p.number for p in pages if p.ocr],
+        source_format="html" if is_html(source.path) else "pdf",
+        **(metadata.describe(name, pages) | _edgar_fields(source, known)),  # type: ignore[arg-type]
+    )
+    return Parsed(meta, pages, chunk_document(name, sha, pages, settings.chunking), pdf, source.path)

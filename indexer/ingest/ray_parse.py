@@ -43,14 +43,7 @@ class RayParsing:
         assert settings.ray is not None
         self._ray = start_ray(settings.ray)
         self._task = self._ray.remote(num_cpus=1, max_retries=0)(parse_file)
-        self._options = {
-            "ocr": settings.ocr,
-            "password": settings.password,
-            "tessdata": settings.tessdata,
-            "timeout": settings.parse_timeout,
-            "max_pages": settings.max_pages,
-            "max_memory_mb": settings.max_parse_memory_mb,
-        }
+        self._options = settings.parser_options()
         self._chunking = settings.chunking
         self.slots = max(1, int(self._ray.cluster_resources().get("CPU", 1)))
 

@@ -7,6 +7,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from indexer.core.errors import FilingsError
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
@@ -78,6 +79,17 @@ class BuildSettings:
         "local"  # local (BM25 and FAISS files in the index folder) or milvus (indexer/index/milvus_storage.py)
     )
     milvus_uri: str | None = None  # None: a milvus-lite folder beside the index
-    ray: str | None = None  # embed on Ray actors: "local" (a Ray instance here) or a cluster's address; None: here
+    ray: str | None = None  # parse and embed on Ray: "local" (a Ray instance here) or a cluster's address; None: here
     chunking: ChunkSettings = field(default_factory=ChunkSettings)
     bm25: Bm25Settings = field(default_factory=Bm25Settings)
+
+    def parser_options(self) -> dict[str, Any]:
+        """The PDF parser's options (indexer.ingest.parse.PdfParser), the same here and on Ray."""
+        return {
+            "ocr": self.ocr,
+            "password": self.password,
+            "tessdata": self.tessdata,
+            "timeout": self.parse_timeout,
+            "max_pages": self.max_pages,
+            "max_memory_mb": self.max_parse_memory_mb,
+        }

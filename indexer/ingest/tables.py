@@ -204,7 +204,6 @@ def _make_table(page: Page, region: Region, used: set[int], splits: dict[int, Li
         if not _over_columns(line, columns) or (splits[id(line)].values and not splits[id(line)].header_like):
             break
         header_lines.append(line)
-    headers = _header_texts(header_lines, columns)
     top_line = min(header_lines + row_groups[0], key=lambda ln: ln.box.top)
     title_candidates = [
         ln
@@ -212,13 +211,25 @@ def _make_table(page: Page, region: Region, used: set[int], splits: dict[int, Li
         if top_line.box.top - ln.box.bottom <= TITLE_REACH and not splits[id(ln)].values
     ]
     title = " — ".join(" ".join(ln.text.split()) for ln in reversed(title_candidates)) or None
+    rows = _table_rows(row_groups[first_value:], splits, columns, _header_texts(header_lines, columns))
+    if len(rows) < 2:
+        return None
+    used.update(id(ln) for ln in header_lines)
+    box = _union([b for r in rows for b in r.boxes] + [ln.box for ln in header_lines])
+    return Table(page=page.number, box=box, title=title, columns=_header_texts(header_lines, columns), rows=rows)
 
+
+def _table_rows(
+    row_groups: list[list[Line]], splits: dict[int, LineSplit], columns: list[tuple[float, float]], headers: list[str]
+) -> list[TableRow]:
+    """The rows from the first with figures on: a line without figures over the columns is a header row for what
+    follows, one elsewhere labels a group (until a total, or a row back at the group label's margin)."""
     rows: list[TableRow] = []
     group: str | None = None
     group_x0 = 0.0
     group_indented: bool | None = None  # whether the rows under the group label are indented beneath it
     pending_header: list[Line] = []
-    for lines in row_groups[first_value:]:
+    for lines in row_groups:
         row_splits = [splits[id(ln)] for ln in lines]
         valued = [s for s in row_splits if s.values and not s.header_like]
         if not valued:
@@ -241,22 +252,11 @@ def _make_table(page: Page, region: Region, used: set[int], splits: dict[int, Li
                 group = None  # back at the group label's margin: the group has ended
         cells = _cells(valued, columns, headers)
         total = bool(_TOTAL.match(label))
-        rows.append(
-            TableRow(
-                label=label,
-                group=group,
-                cells=cells,
-                boxes=_line_boxes(label_spans) + [b for c in cells for b in c.boxes],
-                total=total,
-            )
-        )
+        boxes = _line_boxes(label_spans) + [b for c in cells for b in c.boxes]
+        rows.append(TableRow(label=label, group=group, cells=cells, boxes=boxes, total=total))
         if total:
             group = None
-    if len(rows) < 2:
-        return None
-    used.update(id(ln) for ln in header_lines)
-    box = _union([b for r in rows for b in r.boxes] + [ln.box for ln in header_lines])
-    return Table(page=page.number, box=box, title=title, columns=_header_texts(header_lines, columns), rows=rows)
+    return rows
 
 
 def find_tables(page: Page, parsed: list[TableRegion] | None = None) -> list[Table]:

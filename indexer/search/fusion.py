@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from indexer.search.recipe import DEFAULT_RECIPE
-
-RRF_K = DEFAULT_RECIPE.rrf_k
 ROUTED = "bm25:routed"  # lists within the question's routed sections: a bonus, not a view of every row
 
 
@@ -20,7 +17,7 @@ class RankedList:
     weight: float = 1.0
 
 
-def reciprocal_rank_fusion(lists: Sequence[RankedList], k: int = RRF_K) -> list[tuple[int, float]]:
+def reciprocal_rank_fusion(lists: Sequence[RankedList], k: int) -> list[tuple[int, float]]:
     """Fused (row, score) pairs, best first; ties keep the order in which rows were first seen."""
     scores: dict[int, float] = {}
     for ranked in lists:

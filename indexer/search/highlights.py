@@ -15,9 +15,7 @@ from indexer.core.text import CJK
 from indexer.core.tokenize import Tokenizer, normalize_aligned, normalize_text
 from indexer.evidence.quotes import PageText, digit_bounded
 from indexer.index.store import PageLines
-from indexer.search.recipe import DEFAULT_RECIPE
 
-MAX_HIGHLIGHTS = DEFAULT_RECIPE.max_highlights
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?%?")
 
 
@@ -72,10 +70,10 @@ def _hit_page(page: PageLines, hit: _HitLines) -> Page:
 
 
 def find_highlights(
-    page: PageLines, line_boxes: list[Box], patterns: list[regex.Pattern[str]], budget: Budget
+    page: PageLines, line_boxes: list[Box], patterns: list[regex.Pattern[str]], budget: Budget, limit: int
 ) -> list[Highlight]:
-    """Matches of the patterns on the hit's own lines, one box per line they cover, in reading order; every match
-    runs within the request's ``budget`` (a user's regex is one of the patterns)."""
+    """Matches of the patterns on the hit's own lines, one box per line they cover, in reading order, at most
+    ``limit``; every match runs within the request's ``budget`` (a user's regex is one of the patterns)."""
     hit = _HitLines(line_boxes)
     text = PageText.build(_hit_page(page, hit))
     lowered = normalize_aligned(text.text)
@@ -96,6 +94,6 @@ def find_highlights(
             found.extend((start, Highlight(text=text.text[start:end], box=box)) for box in boxes)
             if boxes:
                 taken.append((start, end))
-            if len(found) >= MAX_HIGHLIGHTS:
+            if len(found) >= limit:
                 break
-    return [h for _, h in sorted(found, key=lambda item: item[0])][:MAX_HIGHLIGHTS]
+    return [h for _, h in sorted(found, key=lambda item: item[0])][:limit]

@@ -22,7 +22,6 @@ from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
-from indexer.index.chunk_table import ChunkTable
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
 from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
@@ -40,6 +39,7 @@ from indexer.search.routed_lists import (
     without_names,
 )
 from indexer.search.routing import Route, route
+from indexer.search.selection import adjusted, best_ranks, select
 from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
 logger = logging.getLogger(__name__)
@@ -221,53 +221,6 @@ def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) 
     return any(index.documents[n].language != query_language for n in names)
 
 
-def _adjusted(
-    chunks: ChunkTable, row: int, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
-) -> float:
-    section = chunks.section(row)
-    if section not in sections:  # a certification or an exhibit index the question asks for is not demoted
-        score *= recipe.demotion.get(chunks.kind(row), 1.0)
-    if preferred and chunks.document(row) not in preferred:
-        score *= recipe.other_document
-    if section and section in sections:
-        boost = recipe.section_boost
-        score *= boost[min(sections.index(section), len(boost) - 1)]
-    return score
-
-
-def _select(
-    index: LoadedIndex, scored: list[tuple[float, int]], top_k: int, options: SearchOptions, plan: Route
-) -> list[tuple[float, int]]:
-    chosen: list[tuple[float, int]] = []
-    per_page: dict[tuple[str, int], int] = {}
-    seen_text: set[str] = set()
-    for score, row in scored:
-        if len(chosen) == top_k:
-            break
-        chunks = index.chunks
-        key = (chunks.document(row), chunks.page(row))
-        if options.per_page and per_page.get(key, 0) >= options.per_page:
-            continue
-        content = chunks.string("content_hash", row)
-        if content in seen_text:
-            continue
-        per_page[key] = per_page.get(key, 0) + 1
-        seen_text.add(content)
-        chosen.append((score, row))
-    if plan.needs_several_documents and len({index.chunks.document(r) for _, r in chosen}) < 2 and len(chosen) > 1:
-        first_doc = index.chunks.document(chosen[0][1])
-        other = next(((s, r) for s, r in scored if index.chunks.document(r) != first_doc), None)
-        if other is not None:
-            chosen[-1] = other
-    if plan.newest_first:
-
-        def year(row: int) -> int:
-            return index.documents[index.chunks.document(row)].year or 0
-
-        chosen.sort(key=lambda item: -year(item[1]))
-    return chosen
-
-
 @dataclass(frozen=True)
 class SearchOutcome:
     """What a search found, and where it looked: ``scope`` is the documents actually searched (the filters, narrowed
@@ -311,37 +264,47 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     if "bm25" in options.retrievers:
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
-    adjusted = [(_adjusted(index.chunks, row, score, found.preferred, sections, recipe), row) for row, score in fused]
-    scored = sorted(adjusted, key=lambda item: -item[0])
-    best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
-    for ranked in lists:
-        ranks = best_rank[ranked.name.split(":")[0]]
-        for rank, row in enumerate(ranked.rows, start=1):
-            ranks[row] = min(rank, ranks.get(row, rank))
+    rescored = [(adjusted(index.chunks, row, score, found.preferred, sections, recipe), row) for row, score in fused]
+    scored = sorted(rescored, key=lambda item: -item[0])
+    best_rank = best_ranks(lists)
     hits = []
-    selected = _select(index, scored, top_k, options, plan)
+    selected = select(index, scored, top_k, options.per_page, plan)
     for score, row in selected:
         chunk = index.chunks[row]
         evidence = matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
     if options.highlights:
         budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
-        hits = _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget)
+        hits = _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget, recipe.max_highlights)
+    rows = [row for _, row in selected]
+    return _with_absence(index, text, scope, allowed, names, hits, rows, plan.kind)
+
+
+def _with_absence(
+    index: LoadedIndex,
+    text: str,
+    scope: list[str] | None,
+    allowed: np.ndarray | None,
+    names: set[str],
+    hits: list[Hit],
+    rows: list[int],
+    kind: str,
+) -> SearchOutcome:
+    """The outcome, with the note on what the searched filings do not hold and the hits that lack it marked weak."""
     searched = [index.documents[n] for n in (scope if scope is not None else index.documents)]
-    every = list(index.documents.values())
     found_absent = absence(
         text,
         index.tokenizer,
         index.storage.knows,
         searched,
-        every,
+        list(index.documents.values()),
         names,
         [h.content for h in hits],
-        lambda i, terms: index.storage.held(selected[i][1], terms),
+        lambda i, terms: index.storage.held(rows[i], terms),
         lambda token: printed_in_scope(index, token, allowed),
     )
     hits = [hit.model_copy(update={"weak": True}) if i in found_absent.weak else hit for i, hit in enumerate(hits)]
-    return SearchOutcome(hits, scope, plan.kind, found_absent.note)
+    return SearchOutcome(hits, scope, kind, found_absent.note)
 
 
 def search(
@@ -366,12 +329,12 @@ def search(
 
 
 def _with_highlights(
-    index: LoadedIndex, hits: list[Hit], patterns: list[regex.Pattern[str]], budget: Budget
+    index: LoadedIndex, hits: list[Hit], patterns: list[regex.Pattern[str]], budget: Budget, limit: int
 ) -> list[Hit]:
     out = []
     for hit in hits:
         page = get_page_lines(index, hit.document, hit.page)
-        out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns, budget)}))
+        out.append(hit.model_copy(update={"highlights": find_highlights(page, hit.boxes, patterns, budget, limit)}))
     return out
 
 
@@ -415,7 +378,7 @@ def regex_search(
     matches = regex_matches(pattern, rows.tolist(), index.chunks.text, budget)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
-    hits = [_hit(index, row, score) for score, row in _select(index, scored, top_k, options, plain)]
+    hits = [_hit(index, row, score) for score, row in select(index, scored, top_k, options.per_page, plain)]
     if options.highlights:
-        hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget)
+        hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget, options.recipe.max_highlights)
     return SearchOutcome(hits, scope, plain.kind)
