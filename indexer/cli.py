@@ -17,6 +17,7 @@ from indexer.core.logs import setup_logging
 from indexer.core.models import wire
 from indexer.index.embed import DEFAULT_EMBEDDER
 from indexer.index.publish import check_index_target
+from indexer.index.storage import LOCAL
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
 from indexer.ingest.build import BuildReport, add_documents, build_index, embed_index, remove_documents
@@ -80,7 +81,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
         progress=not args.no_progress,
         wait_for_lock=not getattr(args, "no_wait", False),
         cache_dir=cache_dir,
-        backend=getattr(args, "backend", "local"),
+        backend=getattr(args, "backend", LOCAL),
         milvus_uri=getattr(args, "milvus_uri", None),
         ray=getattr(args, "ray", None),
     )

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from indexer.evidence.financials import STATEMENTS
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
+from indexer.index.ray_embedder import LOCAL as RAY_HERE
+from indexer.index.storage import BACKENDS, LOCAL
 from indexer.ingest.chunk import OPENING_TOKENS
 from indexer.ingest.edgar import (
     SEC_DATA_URL,
@@ -53,14 +55,14 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     build.add_argument(
         "--backend",
-        choices=["local", "milvus"],
-        default="local",
+        choices=BACKENDS,
+        default=LOCAL,
         help="where BM25 and vectors live: "
         "index files (default) or Milvus (extra filings-mcp[milvus]); updates and the server follow it",
     )
     build.add_argument("--milvus-uri", default=None, help="http://host:19530 (token in FILINGS_MILVUS_TOKEN) or a "
                        "milvus-lite folder; default: a milvus-lite folder beside the index")  # fmt: skip
-    build.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS", help="parse as Ray tasks "
+    build.add_argument("--ray", nargs="?", const=RAY_HERE, default=None, metavar="ADDRESS", help="parse as Ray tasks "
                        "and embed on Ray actors: a Ray instance here, or the cluster at ADDRESS (extra "
                        "filings-mcp[ray])")  # fmt: skip
     _update_commands(sub, build)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from indexer.core.models import Box, DocumentMeta, Table
+from indexer.core.models import BODY, Box, DocumentMeta, Table
 from indexer.evidence.claim_checks import ClaimVerdict
 from indexer.search.retrieve import Hit
 from mcp_server.types import (
@@ -124,7 +124,7 @@ def _passage(rank: int, hit: Hit, budget: int) -> PassageBrief:
         document=hit.document,
         page=hit.page,
         section=hit.section,
-        kind=hit.kind if hit.kind != "body" else None,
+        kind=hit.kind if hit.kind != BODY else None,
         score=round(hit.score, 4),
         weak=hit.weak,
         bbox=enclosing(hit.boxes),

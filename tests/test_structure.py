@@ -103,3 +103,27 @@ def test_each_shape_is_defined_once() -> None:
             if min(len(fa), len(fb)) >= 3 and len(fa & fb) / len(fa | fb) >= NEARLY_THE_SAME:
                 alike.append(f"{a.__module__}.{a.__name__} ~ {b.__module__}.{b.__name__}: {sorted(fa & fb)}")
     assert alike == []
+
+
+# Names that must be written once (indexer/core/models.py, indexer/index/storage.py) and imported everywhere else.
+NAMED_ONCE = {"body", "contents", "boilerplate", "table_row", "local", "milvus"}
+DEFINED_IN = {"indexer/core/models.py", "indexer/index/storage.py", "indexer/index/ray_embedder.py"}
+
+
+def test_each_chunk_kind_and_backend_is_one_constant() -> None:
+    """A kind or an engine compared, assigned or passed as a bare string elsewhere is a second spelling of it (a
+    dictionary key of the manifest, or an argument's help text, is not)."""
+    found = []
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+        name = path.relative_to(ROOT).as_posix()
+        if name in DEFINED_IN:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        keys = {id(k) for node in ast.walk(tree) if isinstance(node, ast.Dict) for k in node.keys if k is not None}
+        keys |= {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
+        keys |= {id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
+                 and isinstance(node.func, ast.Attribute) and node.func.attr == "get"}  # fmt: skip
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and node.value in NAMED_ONCE and id(node) not in keys:
+                found.append(f"{name}:{node.lineno} {node.value!r}")
+    assert found == []

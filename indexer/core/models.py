@@ -274,6 +274,11 @@ class DocumentMeta(BaseModel):
     )
 
 
+# The kinds of chunk, each named once: a passage of body text, a contents page's, boilerplate (certifications,
+# exhibit indexes, legal notices), and a table row indexed apart.
+BODY, CONTENTS, BOILERPLATE, TABLE_ROW = "body", "contents", "boilerplate", "table_row"
+
+
 class StoredChunk(BaseModel):
     """A chunk as a loaded index holds it: everything but its line boxes, which the index keeps in one array."""
 
@@ -283,7 +288,7 @@ class StoredChunk(BaseModel):
     page_width: float
     page_height: float
     text: str
-    kind: str = Field(default="body", description="body, contents, boilerplate or table_row")
+    kind: str = Field(default=BODY, description="body, contents, boilerplate or table_row")
     section: str | None = Field(default=None, description="income_statement, balance_sheet, cash_flow, mdna, …")
     heading: str | None = Field(default=None, description="the heading of that section, as printed")
     content_hash: str

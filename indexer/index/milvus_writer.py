@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from indexer.core.models import DocumentMeta, StoredChunk
+from indexer.core.models import TABLE_ROW, DocumentMeta, StoredChunk
 from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_M
 from indexer.index.milvus_storage import ALIASES, ANALYZER, INSERT_BATCH, MAX_TEXT_BYTES, field_text
 from indexer.index.store import MilvusInfo
@@ -128,7 +128,7 @@ class MilvusWriter:
             ("bigrams", False, bigrams),
         ):
             name = self._create(kind, with_text=True, dim=None)
-            rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted]
+            rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == TABLE_ROW) == wanted]
             self._insert(
                 name,
                 (

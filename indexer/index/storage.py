@@ -22,6 +22,9 @@ from indexer.index.layout import Layout
 from indexer.index.lexical import Bm25Index
 from indexer.index.store import Manifest
 
+# The storage engines, each named once: the index folder's own files, or Milvus (indexer/index/milvus_storage.py).
+LOCAL, MILVUS = "local", "milvus"
+BACKENDS = (LOCAL, MILVUS)
 BM25_MMAP_ABOVE = 100_000  # chunks: a large index's BM25 matrices stay on disk, paged in as needed
 
 

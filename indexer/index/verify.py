@@ -8,6 +8,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from indexer.core.errors import FilingsError
+from indexer.core.models import TABLE_ROW
 from indexer.index.layout import MANIFEST
 from indexer.index.milvus_storage import MilvusStorage
 from indexer.index.reader import load_index
@@ -63,9 +64,7 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
                 report.problems.append(Finding(path=meta.document, problem="page count differs from the manifest"))
         if isinstance(index.storage, MilvusStorage):
             kinds, kind_names = index.chunks.codes("kind")
-            table_rows = (
-                int(np.count_nonzero(kinds == kind_names.index("table_row"))) if "table_row" in kind_names else 0
-            )
+            table_rows = int(np.count_nonzero(kinds == kind_names.index(TABLE_ROW))) if TABLE_ROW in kind_names else 0
             passages = len(index.chunks) - table_rows
             rows = {"passages": passages, "table_rows": table_rows, "bigrams": passages}
             if manifest.milvus is not None and manifest.milvus.vectors:

@@ -13,17 +13,16 @@ import numpy as np
 from pydantic import ValidationError
 
 from indexer.core.errors import FilingsError
-from indexer.core.models import Chunk, DocumentMeta, StoredChunk, lexical_text
+from indexer.core.models import TABLE_ROW, Chunk, DocumentMeta, StoredChunk, lexical_text
 from indexer.core.tokenize import Tokenizer
 from indexer.index.layout import MANIFEST, Layout
 from indexer.index.lexical import Bm25Index, Bm25Settings
+from indexer.index.storage import BACKENDS, LOCAL
 from indexer.index.store import Manifest, MilvusInfo
 from indexer.ingest.settings import BuildSettings
 from indexer.ingest.vectors import VectorPlan
 
 logger = logging.getLogger(__name__)
-
-BACKENDS = ("local", "milvus")
 
 
 def check_backend(name: str) -> None:
@@ -43,7 +42,7 @@ def write_lexical(
     info, and the passages' tokens written to ``folder`` as the index's vocabulary)."""
     check_backend(settings.backend)
     groups, tokens = _tokens(chunks, tokenizer)
-    if settings.backend == "local":
+    if settings.backend == LOCAL:
         _write_bm25(folder, len(chunks), groups, tokens, settings.bm25)
         return None
     from indexer.index.milvus_client import connect
@@ -67,7 +66,7 @@ def write_lexical(
 def _tokens(chunks: Sequence[Chunk], tokenizer: Tokenizer) -> tuple[list[list[int]], list[list[list[str]]]]:
     """The rows of the passages and of the table rows, and the BM25 tokens of each: the passages' words, the table
     rows' words, the passages' CJK bigrams."""
-    groups = [[row for row, chunk in enumerate(chunks) if (chunk.kind == "table_row") == wanted] for wanted in (0, 1)]
+    groups = [[row for row, chunk in enumerate(chunks) if (chunk.kind == TABLE_ROW) == wanted] for wanted in (0, 1)]
     tokens = [tokenizer.tokenize_many([lexical_text(chunks[row]) for row in rows]) for rows in groups]
     return groups, [*tokens, [tokenizer.bigrams(lexical_text(chunks[row])) for row in groups[0]]]
 

@@ -12,12 +12,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from indexer.core.errors import FilingsError
-from indexer.core.models import Chunk, DocumentMeta
+from indexer.core.models import TABLE_ROW, Chunk, DocumentMeta
 from indexer.core.tokenize import Tokenizer
 from indexer.index.embed import Embedder, make_embedder
 from indexer.index.layout import Layout
 from indexer.index.lock import holding
 from indexer.index.publish import check_index_target, discard, publish, staging_folder
+from indexer.index.storage import LOCAL, MILVUS
 from indexer.index.store import (
     EmbedderInfo,
     Manifest,
@@ -141,7 +142,7 @@ def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
     embedder = manifest.embedder.spec if manifest.embedder is not None else "none"
     passages = manifest.embedder.passage_text if manifest.embedder is not None else settings.passage_text
     ocr = settings.ocr or bool(manifest.parser.get("ocr", False))
-    backend, uri = ("milvus", manifest.milvus.uri) if manifest.milvus is not None else ("local", None)
+    backend, uri = (MILVUS, manifest.milvus.uri) if manifest.milvus is not None else (LOCAL, None)
     return replace(settings, embedder=embedder, ocr=ocr, passage_text=passages, backend=backend, milvus_uri=uri)
 
 
@@ -249,7 +250,7 @@ def _count(report: BuildReport, parsed: list[Parsed], chunks: list[Chunk]) -> No
     report.pages_unreadable = sum(len(doc.meta.pages_unreadable) for doc in parsed)
     report.pages_ocr = sum(len(doc.meta.pages_ocr) for doc in parsed)
     report.chunks = len(chunks)
-    report.table_rows = sum(1 for chunk in chunks if chunk.kind == "table_row")
+    report.table_rows = sum(1 for chunk in chunks if chunk.kind == TABLE_ROW)
 
 
 def _write_version(

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from indexer.core.geometry import ROW_IN_PASSAGE_PT
-from indexer.core.models import Chunk, DocumentMeta, Line, Page, StoredChunk
+from indexer.core.models import BODY, BOILERPLATE, CONTENTS, TABLE_ROW, Chunk, DocumentMeta, Line, Page, StoredChunk
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF
 from indexer.ingest.page_labels import page_labels
 from indexer.ingest.tables import row_text
@@ -132,8 +132,8 @@ def _make_chunk(
     document: str, doc_sha: str, page: Page, ordinal: int, lines: list[Line], kind: str, section: str | None
 ) -> Chunk:
     text = "\n".join(line.text for line in lines)
-    if kind == "body" and is_boilerplate(text):
-        kind = "boilerplate"
+    if kind == BODY and is_boilerplate(text):
+        kind = BOILERPLATE
     return Chunk(
         chunk_id=_chunk_id(doc_sha, page.number, ordinal),
         document=document,
@@ -155,7 +155,7 @@ def chunk_page(
     body = [line for line in page.lines if not line.furniture]
     if not body:
         return []
-    kind = "contents" if is_contents_page(page.lines) else "body"
+    kind = CONTENTS if is_contents_page(page.lines) else BODY
     chunks: list[Chunk] = []
     current: list[Line] = []
     size = 0
@@ -195,7 +195,7 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
                     page_height=page.height,
                     text=text,
                     boxes=row.boxes,
-                    kind="table_row",
+                    kind=TABLE_ROW,
                     section=parent.section if parent else None,
                     heading=parent.heading if parent else None,
                     content_hash=content_hash(text),
@@ -219,7 +219,7 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
         page_chunks = chunk_page(document, doc_sha, page, settings, label.section)
         update: dict[str, object] = {"heading": label.heading} if label.heading else {}
         if label.boilerplate:
-            update["kind"] = "boilerplate"
+            update["kind"] = BOILERPLATE
         if update:
             page_chunks = [c.model_copy(update=update) for c in page_chunks]
         chunks.extend(page_chunks)

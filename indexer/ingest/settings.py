@@ -12,6 +12,7 @@ from typing import Any
 from indexer.core.errors import FilingsError
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.lexical import Bm25Settings
+from indexer.index.storage import LOCAL
 from indexer.ingest.chunk import DEFAULT_PASSAGE_TEXT, ChunkSettings
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 
@@ -75,9 +76,7 @@ class BuildSettings:
     wait_for_lock: bool = True  # queue behind another build of the same index (False: fail at once, saying who)
     publish_every_s: float = 300.0  # a long embedding publishes the vectors it has this often
     cache_dir: Path = field(default_factory=default_cache_dir)
-    backend: str = (
-        "local"  # local (BM25 and FAISS files in the index folder) or milvus (indexer/index/milvus_storage.py)
-    )
+    backend: str = LOCAL  # LOCAL (BM25 and FAISS files in the index folder) or MILVUS (indexer.index.storage)
     milvus_uri: str | None = None  # None: a milvus-lite folder beside the index
     ray: str | None = None  # parse and embed on Ray: "local" (a Ray instance here) or a cluster's address; None: here
     chunking: ChunkSettings = field(default_factory=ChunkSettings)

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from indexer.core.models import DocumentMeta, StoredChunk
+from indexer.core.models import BODY, DocumentMeta, StoredChunk
 from indexer.index.dense import DenseIndex
 from indexer.index.vector_cache import VectorCache, text_key
 from indexer.ingest.chunk import embedded_text
 
 # Chunk kinds that are embedded; boilerplate, contents pages and table rows (their line is in a body chunk)
 # are BM25-only.
-EMBEDDED_KINDS = frozenset({"body"})
+EMBEDDED_KINDS = frozenset({BODY})
 
 
 @dataclass

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from indexer.core.models import BODY, BOILERPLATE, CONTENTS
+
 
 class Recipe(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -68,7 +70,7 @@ class Recipe(BaseModel):
         "terms with the question is shown (a long table title can rank every row of its table above the answer)",
     )
     demotion: dict[str, float] = Field(
-        default={"boilerplate": 0.3, "contents": 0.3, "body": 1.0},
+        default={BOILERPLATE: 0.3, CONTENTS: 0.3, BODY: 1.0},
         description="share of its fused score a chunk of this kind keeps (real passages rank first)",
     )
     other_document: float = Field(

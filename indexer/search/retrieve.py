@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
-from indexer.core.models import Box
+from indexer.core.models import TABLE_ROW, Box
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
@@ -371,7 +371,7 @@ def regex_search(
     allowed = allowed_rows(index, scope)
     kinds, kind_names = index.chunks.codes("kind")
     passage = kinds != (
-        kind_names.index("table_row") if "table_row" in kind_names else -2
+        kind_names.index(TABLE_ROW) if TABLE_ROW in kind_names else -2
     )  # a row's line is in its passage
     rows = np.flatnonzero(passage) if allowed is None else allowed[passage[allowed]]
     budget = regex_budget(pattern)  # one deadline for matching the passages and highlighting the hits
