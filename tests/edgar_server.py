@@ -1,5 +1,6 @@
-"""A local HTTP server replaying the real EDGAR responses recorded in ../shared/corpus/edgar/ (laid out by URL
-path; both SEC hosts map to the same root), with faults that tests switch on per path."""
+"""A local HTTP server replaying real EDGAR responses (laid out by URL path; both SEC hosts map to the same root),
+with faults that tests switch on per path. The responses are tests/edgar/, cut from the recording in
+../shared/corpus/edgar by scripts/make_edgar_fixture.py, so the tests run from a fresh clone."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from tests.conftest import SHARED
+from tests.conftest import ROOT
 
-RECORDED = SHARED / "corpus" / "edgar"
+RECORDED = ROOT / "tests" / "edgar"
 NOT_FOUND = RECORDED / "_errors" / "data.sec.gov" / "submissions" / "CIK-000000001.json.404.xml"
 
 

@@ -24,8 +24,6 @@ from indexer.ingest.edgar import (
 )
 from tests.edgar_server import RECORDED, Faults, edgar_server
 
-pytestmark = pytest.mark.skipif(not RECORDED.is_dir(), reason="../shared/corpus/edgar is not present")
-
 AGENT = "Filings Test tests@example.com"
 AAPL_10K = "/Archives/edgar/data/320193/000032019324000123/aapl-20240928.htm"
 

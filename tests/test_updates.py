@@ -217,10 +217,11 @@ async def _read_while_publishing(index: Path, cache_dir: Path, publishes: int) -
             else:
                 remove_documents(settings, [BROKER.name])
 
-    async def client(done: asyncio.Event) -> None:
+    async def client(done: asyncio.Event, answering: asyncio.Event, after_publish: asyncio.Event) -> None:
         nonlocal calls
         async with stdio_client(_params(index, cache_dir)) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
+            rounds_after = 0  # this client's rounds since the last publication
             while not done.is_set():
                 results = await asyncio.gather(
                     session.call_tool("search_reports", {"query": "营业收入", "documents": SIFANG.name}),
@@ -230,12 +231,19 @@ async def _read_while_publishing(index: Path, cache_dir: Path, publishes: int) -
                 calls += len(results)
                 errors.extend(r.content[0].text for r in results if r.is_error)  # type: ignore[union-attr]
                 seen.append(frozenset(d["document"] for d in results[2].structured_content["documents"]))
+                answering.set()
+                if published.is_set():
+                    rounds_after += 1
+                    if rounds_after >= 2:  # the round that saw the last publication, and one more
+                        after_publish.set()
 
-    done = asyncio.Event()
-    readers = [asyncio.create_task(client(done)) for _ in range(2)]
-    await asyncio.sleep(3)  # both servers up and answering
+    done, published = asyncio.Event(), asyncio.Event()
+    up = [(asyncio.Event(), asyncio.Event()) for _ in range(2)]
+    readers = [asyncio.create_task(client(done, answering, after)) for answering, after in up]
+    await asyncio.wait_for(asyncio.gather(*(answering.wait() for answering, _ in up)), 120)  # both servers answer
     await asyncio.to_thread(publish)
-    await asyncio.sleep(1)
+    published.set()
+    await asyncio.wait_for(asyncio.gather(*(after.wait() for _, after in up)), 120)
     done.set()
     await asyncio.gather(*readers)
     return {"errors": errors, "seen": seen, "calls": calls}
