@@ -19,13 +19,13 @@ import pytest
 pytest.importorskip("pymilvus", reason="the Milvus backend is an extra: pip install 'filings-mcp[milvus]'")
 
 from indexer.core.errors import FilingsError
+from indexer.index.engines import named_collections
 from indexer.index.milvus_client import connect
 from indexer.index.milvus_storage import MilvusStorage, field_text, milvus_token
 from indexer.index.reader import LoadedIndex, allowed_rows, load_index, section_rows
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
 from indexer.ingest import build as build_module
-from indexer.ingest.backend import named_collections
 from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
 from indexer.search.retrieve import search

@@ -127,3 +127,19 @@ def test_each_chunk_kind_and_backend_is_one_constant() -> None:
             if isinstance(node, ast.Constant) and node.value in NAMED_ONCE and id(node) not in keys:
                 found.append(f"{name}:{node.lineno} {node.value!r}")
     assert found == []
+
+
+def test_the_storage_engine_is_chosen_inside_the_index_stage() -> None:
+    """Outside indexer/index/, an engine is a setting (--backend, --milvus-uri) handed to indexer.index.engines or
+    a storage record read from a manifest: no module there imports an engine's own modules or types."""
+    found = []
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+        name = path.relative_to(ROOT).as_posix()
+        if name.startswith("indexer/index/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                named = [alias.name for alias in node.names]
+                if "milvus" in node.module or any(n.startswith("Milvus") for n in named):
+                    found.append(f"{name}:{node.lineno} from {node.module} import {', '.join(named)}")
+    assert found == []

@@ -51,6 +51,11 @@ class MilvusInfo(BaseModel):
     analyzer: str = Field(default="standard", description="the engine's analyzer our tokens are sent through")
 
 
+def storage_record(raw_manifest: dict[str, Any]) -> MilvusInfo | None:
+    """The storage record of a manifest read as raw JSON, of any schema version: where its BM25 and vectors are."""
+    return MilvusInfo.model_validate(raw_manifest["milvus"]) if raw_manifest.get("milvus") else None
+
+
 class Failure(BaseModel):
     document: str
     reason: str
@@ -84,6 +89,15 @@ class Manifest(BaseModel):
             if any(page > meta.pages for page in listed):
                 raise ValueError(f"{meta.document}: a page number beyond its {meta.pages} pages")
         return self
+
+    @property
+    def storage(self) -> MilvusInfo | None:
+        """This version's storage record: where its BM25 and vectors are (indexer/index/engines.py)."""
+        return self.milvus
+
+    def with_storage(self, record: MilvusInfo | None, **update: Any) -> Manifest:
+        """This manifest with ``record`` as its storage record (and ``update``)."""
+        return self.model_copy(update={"milvus": record, **update})
 
 
 def pages_file(folder: Path, meta: DocumentMeta) -> Path:

@@ -15,14 +15,13 @@ from indexer.core.errors import FilingsError
 from indexer.core.models import TABLE_ROW, Chunk, DocumentMeta
 from indexer.core.tokenize import Tokenizer
 from indexer.index.embed import Embedder, make_embedder
+from indexer.index.engines import StorageRecord, engine_settings
 from indexer.index.layout import Layout
 from indexer.index.lock import holding
 from indexer.index.publish import check_index_target, discard, publish, staging_folder
-from indexer.index.storage import LOCAL, MILVUS
 from indexer.index.store import (
     EmbedderInfo,
     Manifest,
-    MilvusInfo,
     read_manifest,
     write_chunks,
     write_manifest,
@@ -142,7 +141,7 @@ def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:
     embedder = manifest.embedder.spec if manifest.embedder is not None else "none"
     passages = manifest.embedder.passage_text if manifest.embedder is not None else settings.passage_text
     ocr = settings.ocr or bool(manifest.parser.get("ocr", False))
-    backend, uri = (MILVUS, manifest.milvus.uri) if manifest.milvus is not None else (LOCAL, None)
+    backend, uri = engine_settings(manifest.storage)
     return replace(settings, embedder=embedder, ocr=ocr, passage_text=passages, backend=backend, milvus_uri=uri)
 
 
@@ -226,11 +225,11 @@ def _index_and_publish(
     _count(report, parsed, chunks)
     staging = staging_folder(settings.index_dir)
     try:
-        milvus = _write_version(staging, settings, parsed, chunks, report, embedder, tokenizer)
+        record = _write_version(staging, settings, parsed, chunks, report, embedder, tokenizer)
         publish(staging, settings.index_dir)
         report.published = True
         report.versions += 1
-        after_publish(settings.index_dir, milvus)
+        after_publish(settings.index_dir, record)
     except OSError as exc:  # a full disk, a quota, a file-size limit, a read-only folder
         raise FilingsError(
             f"writing the index failed ({exc.strerror or exc}: {exc.filename or staging}); the previous index at "
@@ -261,16 +260,16 @@ def _write_version(
     report: BuildReport,
     embedder: Embedder | None,
     tokenizer: Tokenizer,
-) -> MilvusInfo | None:
-    """Everything of the new version into ``staging``, its manifest last; the Milvus collections it names."""
+) -> StorageRecord:
+    """Everything of the new version into ``staging``, its manifest last; its storage record."""
     t0 = time.perf_counter()
     documents = [doc.meta for doc in parsed]
-    milvus = write_lexical(staging, chunks, tokenizer, settings, documents)
+    record = write_lexical(staging, chunks, tokenizer, settings, documents)
     report.seconds["tokenize+bm25"] = time.perf_counter() - t0
     embedder_info = None
     if embedder is not None:
         t0 = time.perf_counter()
-        documents, milvus = _known_vectors(staging, chunks, documents, embedder, settings, report, milvus)
+        documents, record = _known_vectors(staging, chunks, documents, embedder, settings, report, record)
         embedder_info = EmbedderInfo(
             spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
         )
@@ -283,7 +282,6 @@ def _write_version(
     write_chunks(staging, chunks)
     manifest = Manifest(
         embedder=embedder_info,
-        milvus=milvus,
         tokenizer=tokenizer.settings,
         chunking=settings.chunking.as_dict(),
         bm25=settings.bm25.as_dict(),
@@ -292,9 +290,9 @@ def _write_version(
         failures=report.failures,
         chunk_count=len(chunks),
         embedded_chunks=report.embedded,
-    )
+    ).with_storage(record)
     write_manifest(staging, manifest)
-    return milvus
+    return record
 
 
 def _known_vectors(
@@ -304,16 +302,16 @@ def _known_vectors(
     embedder: Embedder,
     settings: BuildSettings,
     report: BuildReport,
-    milvus: MilvusInfo | None,
-) -> tuple[list[DocumentMeta], MilvusInfo | None]:
+    record: StorageRecord,
+) -> tuple[list[DocumentMeta], StorageRecord]:
     """Write the dense index of the vectors already known — the previous index's, then the vector cache's — and
     say which documents it covers; the rest is embedded after publishing."""
     previous = previous_vectors(settings.index_dir, embedder.id)
     cache = VectorCache.open(settings.cache_dir, embedder.id, embedder.dim)
     metas = {meta.document: meta for meta in documents}
     plan = plan_vectors(chunks, metas, embedder.dim, settings.passage_text, previous, cache)
-    milvus = write_vectors(staging, chunks, plan, milvus)
+    record = write_vectors(staging, chunks, plan, record)
     report.reused_vectors, report.cached_vectors = plan.reused, plan.cached
     report.embedded = int(plan.known.sum())
     report.pending_vectors = len(plan.rows) - report.embedded
-    return with_readiness(documents, plan.ready_documents(list(metas))), milvus
+    return with_readiness(documents, plan.ready_documents(list(metas))), record

@@ -62,7 +62,7 @@ def current_version(index_dir: Path, embedder: Embedder, cache: VectorCache) -> 
         return None
     chunks = read_chunk_table(folder)
     metas = {meta.document: meta for meta in manifest.documents}
-    own = own_vectors(folder, manifest.milvus)  # its chunks are this version's: matched by row, no key round trip
+    own = own_vectors(folder, manifest.storage)  # its chunks are this version's: matched by row, no key round trip
     plan = plan_vectors(chunks, metas, embedder.dim, manifest.embedder.passage_text, {}, cache, own=own)
     return Version(folder, manifest, chunks, plan)
 
@@ -85,16 +85,12 @@ def publish_vectors(index_dir: Path, version: Version) -> None:
     ready = version.plan.ready_documents([m.document for m in documents])
     try:
         _link_files(version.folder, staging)
-        milvus = write_vectors(staging, version.chunks, version.plan, version.manifest.milvus)
-        update = {
-            "documents": with_readiness(documents, ready),
-            "embedded_chunks": int(version.plan.known.sum()),
-            "milvus": milvus,
-        }
-        write_manifest(staging, version.manifest.model_copy(update=update))
+        record = write_vectors(staging, version.chunks, version.plan, version.manifest.storage)
+        update = {"documents": with_readiness(documents, ready), "embedded_chunks": int(version.plan.known.sum())}
+        write_manifest(staging, version.manifest.with_storage(record, **update))
         publish(staging, index_dir)
         published = True
-        after_publish(index_dir, milvus)
+        after_publish(index_dir, record)
     except OSError as exc:  # a full disk, a quota: the version with the words keeps serving
         raise FilingsError(
             f"publishing the vectors failed ({exc.strerror or exc}: {exc.filename or staging}); the index at "

@@ -12,9 +12,9 @@ import numpy as np
 from indexer.core.errors import FilingsError
 from indexer.core.models import DocumentMeta
 from indexer.index.chunk_table import ChunkTable
-from indexer.index.dense import DenseIndex
+from indexer.index.engines import StorageRecord, engine_of
 from indexer.index.layout import Layout
-from indexer.index.store import MilvusInfo
+from indexer.index.store import storage_record
 from indexer.index.vector_cache import text_key
 from indexer.ingest.chunk import PASSAGE_TEXTS, PLAIN_PASSAGES, embedded_text
 
@@ -41,8 +41,7 @@ def previous_vectors(index_dir: Path, embedder_id: str) -> dict[str, np.ndarray]
             text_key(embedded_text(text, heading, metas.get(document), passage_text))
             for text, heading, document in _stored_texts(Layout(index_dir))
         ]
-        milvus = MilvusInfo.model_validate(manifest["milvus"]) if manifest.get("milvus") else None
-        by_row = stored_vectors(index_dir, milvus)
+        by_row = stored_vectors(index_dir, storage_record(manifest))
     except (OSError, ValueError, KeyError, TypeError, RuntimeError, FilingsError) as exc:
         if Layout(index_dir).manifest.exists():
             logger.warning("not reusing vectors from %s: %s", index_dir, exc)
@@ -65,22 +64,16 @@ def _stored_texts(layout: Layout) -> list[tuple[str, str | None, str]]:
     return [(c["text"], c.get("heading"), c["document"]) for c in stored]
 
 
-def stored_vectors(index_dir: Path, milvus: MilvusInfo | None) -> dict[int, np.ndarray]:
-    """The vectors a version holds, by chunk row: its FAISS files, or its Milvus vectors collection."""
-    if milvus is not None:
-        from indexer.index.milvus_client import connect
-        from indexer.index.milvus_storage import read_vectors
-
-        return read_vectors(connect(milvus.uri), milvus.vectors) if milvus.vectors else {}
-    dense = DenseIndex.load(index_dir)
-    return dict(zip(dense.rows.tolist(), dense.vectors(), strict=False))
+def stored_vectors(index_dir: Path, record: StorageRecord) -> dict[int, np.ndarray]:
+    """The vectors a version holds, by chunk row, read from the engine its storage record names."""
+    return engine_of(record).stored_vectors(index_dir, record)
 
 
-def own_vectors(index_dir: Path, milvus: MilvusInfo | None) -> dict[int, np.ndarray]:
+def own_vectors(index_dir: Path, record: StorageRecord) -> dict[int, np.ndarray]:
     """The vectors a published version holds, by chunk row: that version's own chunks need no text rebuilt and
     no key computed to be matched (empty if its vectors cannot be read)."""
     try:
-        return stored_vectors(index_dir, milvus)
+        return stored_vectors(index_dir, record)
     except (OSError, ValueError, RuntimeError, FilingsError) as exc:
         logger.warning("not reusing vectors from %s: %s", index_dir, exc)
         return {}

@@ -1,0 +1,190 @@
+"""The storage engines on the write side, one object each: what ranks chunks — BM25 over passages, table rows and
+the passages' CJK bigrams, and the vectors — written to the index folder's own files (:class:`LocalEngine`) or to
+Milvus (:class:`MilvusEngine`), what happens once a version is published, and how a version's vectors are read
+back. A build picks its engine from its settings (:func:`engine_for`), an update from the storage record of the
+version it replaces (:func:`engine_of`); the read side is :mod:`indexer.index.storage`.
+
+A storage record (:data:`StorageRecord`) is what a manifest keeps about the engine: None for local files, the
+collections' names for Milvus.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+from pydantic import ValidationError
+
+from indexer.core.errors import FilingsError
+from indexer.core.models import DocumentMeta, StoredChunk
+from indexer.index.dense import DenseIndex
+from indexer.index.layout import MANIFEST, Layout
+from indexer.index.lexical import Bm25Index, Bm25Settings
+from indexer.index.storage import BACKENDS, LOCAL
+from indexer.index.store import Manifest, MilvusInfo
+
+logger = logging.getLogger(__name__)
+
+StorageRecord = MilvusInfo | None
+
+
+@dataclass(frozen=True)
+class LexicalInput:
+    """What BM25 indexes: the chunk rows of the passages and of the table rows, the passages' words, the table
+    rows' words and the passages' CJK bigrams (each list in the order of its rows)."""
+
+    passages: list[int]
+    table_rows: list[int]
+    passage_words: list[list[str]]
+    row_words: list[list[str]]
+    bigrams: list[list[str]]
+
+
+class Engine(Protocol):
+    def write_lexical(
+        self, folder: Path, chunks: Sequence[StoredChunk], lexical: LexicalInput, documents: Sequence[DocumentMeta]
+    ) -> StorageRecord:
+        """The three BM25 indexes of a new version in ``folder``; the version's storage record."""
+        ...
+
+    def write_vectors(
+        self, folder: Path, chunks: Sequence[StoredChunk], rows: np.ndarray, vectors: np.ndarray, record: StorageRecord
+    ) -> StorageRecord:
+        """The vectors of chunk ``rows``; the record naming them."""
+        ...
+
+    def after_publish(self, index_dir: Path, record: StorageRecord) -> None:
+        """What follows a publication of ``record``'s version at ``index_dir``."""
+        ...
+
+    def stored_vectors(self, folder: Path, record: StorageRecord) -> dict[int, np.ndarray]:
+        """The vectors a published version holds, by chunk row."""
+        ...
+
+
+@dataclass(frozen=True)
+class LocalEngine:
+    """bm25s and FAISS files in the index folder."""
+
+    bm25: Bm25Settings = field(default_factory=Bm25Settings)
+
+    def write_lexical(
+        self, folder: Path, chunks: Sequence[StoredChunk], lexical: LexicalInput, documents: Sequence[DocumentMeta]
+    ) -> StorageRecord:
+        layout = Layout(folder)
+        for path, rows, words in (
+            (layout.bm25, lexical.passages, lexical.passage_words),
+            (layout.table_rows_bm25, lexical.table_rows, lexical.row_words),
+            (layout.bigrams_bm25, lexical.passages, lexical.bigrams),
+        ):
+            Bm25Index.build(words, self.bm25, np.array(rows, dtype=np.int64), len(chunks)).save(path)
+        return None
+
+    def write_vectors(
+        self, folder: Path, chunks: Sequence[StoredChunk], rows: np.ndarray, vectors: np.ndarray, record: StorageRecord
+    ) -> StorageRecord:
+        DenseIndex.build(vectors, rows, vectors.shape[1]).save(folder)
+        return None
+
+    def after_publish(self, index_dir: Path, record: StorageRecord) -> None:
+        return None
+
+    def stored_vectors(self, folder: Path, record: StorageRecord) -> dict[int, np.ndarray]:
+        dense = DenseIndex.load(folder)
+        return dict(zip(dense.rows.tolist(), dense.vectors(), strict=False))
+
+
+@dataclass(frozen=True)
+class MilvusEngine:
+    """Collections in Milvus (a milvus-lite folder, a milvus-lite server or a cluster at ``uri``); the index folder
+    keeps the passages' vocabulary and which chunks have a vector."""
+
+    uri: str
+    prefix: str
+    bm25: Bm25Settings = field(default_factory=Bm25Settings)
+
+    def _writer(self):  # type: ignore[no-untyped-def]
+        from indexer.index.milvus_client import connect
+        from indexer.index.milvus_writer import MilvusWriter
+
+        return MilvusWriter(connect(self.uri), self.prefix, self.bm25.k1, self.bm25.b)
+
+    def write_lexical(
+        self, folder: Path, chunks: Sequence[StoredChunk], lexical: LexicalInput, documents: Sequence[DocumentMeta]
+    ) -> StorageRecord:
+        words = dict(zip(lexical.passages, lexical.passage_words, strict=True))
+        words |= dict(zip(lexical.table_rows, lexical.row_words, strict=True))
+        bigrams = dict(zip(lexical.passages, lexical.bigrams, strict=True))
+        names = self._writer().write_lexical(chunks, words, bigrams, {meta.document: meta for meta in documents})
+        vocabulary = sorted({token for tokens in lexical.passage_words for token in tokens})
+        Layout(folder).vocabulary.write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
+        return MilvusInfo(uri=self.uri, prefix=self.prefix, **names)
+
+    def write_vectors(
+        self, folder: Path, chunks: Sequence[StoredChunk], rows: np.ndarray, vectors: np.ndarray, record: StorageRecord
+    ) -> StorageRecord:
+        assert record is not None
+        np.save(Layout(folder).dense_rows, rows)  # which chunks have a vector, read without asking Milvus
+        name = self._writer().write_vectors(chunks, rows, vectors) if rows.size else None
+        return record.model_copy(update={"vectors": name})
+
+    def after_publish(self, index_dir: Path, record: StorageRecord) -> None:
+        """The aliases move to the version just published, and the collections no version on disk names any more
+        (replaced versions past their grace period, builds that failed) are dropped."""
+        assert record is not None
+        writer = self._writer()
+        writer.move_aliases(record)
+        dropped = writer.drop_unnamed(named_collections(index_dir))
+        if dropped:
+            logger.info("dropped %d Milvus collections no version names: %s", len(dropped), ", ".join(dropped))
+
+    def stored_vectors(self, folder: Path, record: StorageRecord) -> dict[int, np.ndarray]:
+        from indexer.index.milvus_client import connect
+        from indexer.index.milvus_storage import read_vectors
+
+        assert record is not None
+        return read_vectors(connect(record.uri), record.vectors) if record.vectors else {}
+
+
+def engine_for(backend: str, index_dir: Path, uri: str | None, bm25: Bm25Settings) -> Engine:
+    """A build's engine, from its settings (``--backend``, ``--milvus-uri``)."""
+    if backend not in BACKENDS:
+        raise FilingsError(f"unknown backend {backend!r}; use one of {', '.join(BACKENDS)}")
+    if backend == LOCAL:
+        return LocalEngine(bm25)
+    from indexer.index.milvus_storage import collection_prefix, resolve_uri
+
+    return MilvusEngine(resolve_uri(uri, index_dir), collection_prefix(index_dir), bm25)
+
+
+def engine_of(record: StorageRecord, bm25: Bm25Settings | None = None) -> Engine:
+    """The engine a published version's storage record names."""
+    settings = bm25 or Bm25Settings()
+    return LocalEngine(settings) if record is None else MilvusEngine(record.uri, record.prefix, settings)
+
+
+def engine_settings(record: StorageRecord) -> tuple[str, str | None]:
+    """The backend and URI a build keeps using for an index whose version has ``record``."""
+    from indexer.index.storage import MILVUS
+
+    return (MILVUS, record.uri) if record is not None else (LOCAL, None)
+
+
+def named_collections(index_dir: Path) -> set[str]:
+    """The Milvus collections the versions of ``index_dir`` on disk name (the current one and those retired but
+    still in their grace period)."""
+    named: set[str] = set()
+    for folder in index_dir.parent.glob(f".{index_dir.name}.v-*"):
+        try:
+            manifest = Manifest.model_validate_json((folder / MANIFEST).read_bytes())
+        except (OSError, ValidationError):
+            continue
+        if manifest.milvus is not None:
+            info = manifest.milvus
+            named |= {name for name in (info.passages, info.table_rows, info.bigrams, info.vectors) if name}
+    return named
