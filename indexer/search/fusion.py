@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
-ROUTED = "bm25:routed"  # lists within the question's routed sections: a bonus, not a view of every row
+Retriever = Literal["bm25", "dense"]
+# What a list ranks: the question (or a variant of it) over every passage, over table rows (each voting for its
+# passage), over CJK bigrams, or within a routed section (a bonus, not a view of every row).
+Source = Literal["passages", "table_rows", "bigrams", "routed"]
 
 
 @dataclass(frozen=True)
 class RankedList:
-    """One retriever's result rows, best first, and its weight in the fusion."""
+    """One retriever's result rows, best first, and its weight in the fusion; ``detail`` says which variant of the
+    question or which routed section it ranks (for reading, never parsed)."""
 
-    name: str
+    retriever: Retriever
     rows: Sequence[int]
     weight: float = 1.0
+    source: Source = "passages"
+    detail: str = ""
 
 
 def reciprocal_rank_fusion(lists: Sequence[RankedList], k: int) -> list[tuple[int, float]]:
@@ -27,13 +34,13 @@ def reciprocal_rank_fusion(lists: Sequence[RankedList], k: int) -> list[tuple[in
 
 
 def rescale_unranked(
-    fused: list[tuple[int, float]], lists: Sequence[RankedList], prefix: str, ranks: Callable[[int], bool]
+    fused: list[tuple[int, float]], lists: Sequence[RankedList], retriever: Retriever, ranks: Callable[[int], bool]
 ) -> list[tuple[int, float]]:
-    """Scores of rows that the lists named ``prefix…`` could not rank (no vector: boilerplate the question asks
+    """Scores of rows that the ``retriever``'s lists could not rank (no vector: boilerplate the question asks
     for, a document not embedded yet) scaled up by the share of weight those lists hold, so that a row is judged
     by the lists that can see it instead of losing to every row that two kinds of list can vote for."""
-    absent = sum(r.weight for r in lists if r.name.startswith(prefix))
-    total = sum(r.weight for r in lists if not r.name.startswith(ROUTED))
+    absent = sum(r.weight for r in lists if r.retriever == retriever)
+    total = sum(r.weight for r in lists if r.source != "routed")
     if absent <= 0 or total <= absent:
         return fused
     scale = total / (total - absent)

@@ -182,13 +182,13 @@ def _ranked_lists(
         searchable = searchable or bool(tokens)
         if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
             rows = storage.passages(tokens, depth, allowed)
-            lists.append(RankedList(f"bm25:{variant.reason}", rows.tolist(), weights.bm25_weight * variant.weight))
+            lists.append(RankedList("bm25", rows.tolist(), weights.bm25_weight * variant.weight, detail=variant.reason))
             table_rows = storage.table_rows(tokens, depth, allowed)
             if table_rows is not None:
                 weight = weights.bm25_weight * variant.weight * recipe.table_rows_weight
                 if weights.kind in recipe.table_row_questions and weight > 0:
                     lists.append(
-                        RankedList(f"bm25:table_rows:{variant.reason}", _passages(index, table_rows.tolist()), weight)
+                        RankedList("bm25", _passages(index, table_rows.tolist()), weight, "table_rows", variant.reason)
                     )
                 content = [t for t in tokens if t not in names]
                 if len(content) != len(tokens):
@@ -199,13 +199,13 @@ def _ranked_lists(
         pairs = bigrams_without_names(index.tokenizer, variants[0].text, scoped_names)
         if pairs:
             rows = storage.bigrams(pairs, depth, allowed)
-            lists.append(RankedList("bm25:bigrams", rows.tolist(), weights.bm25_weight * recipe.bigram_weight))
+            lists.append(RankedList("bm25", rows.tolist(), weights.bm25_weight * recipe.bigram_weight, "bigrams"))
     dense_ready = embedder is not None
     if embedder is not None:
         variant = _dense_query(variants)
         vector = embedder.embed_queries([variant.text])[0]
         rows = storage.nearest(vector, depth, allowed)
-        lists.append(RankedList(f"dense:{variant.reason}", rows.tolist(), weights.dense_weight * variant.weight))
+        lists.append(RankedList("dense", rows.tolist(), weights.dense_weight * variant.weight, detail=variant.reason))
     if not searchable and not dense_ready:
         raise QueryError(
             f"the query {shown(variants[0].text)} has no searchable words and this index has no dense vectors; "

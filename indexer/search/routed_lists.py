@@ -11,7 +11,7 @@ from indexer.core.sections import STATEMENT_LABELS
 from indexer.core.tokenize import BIGRAM_MARK, Tokenizer
 from indexer.index.reader import LoadedIndex, section_rows
 from indexer.search.expand import Variant, content_tokens
-from indexer.search.fusion import ROUTED, RankedList
+from indexer.search.fusion import RankedList
 from indexer.search.recipe import Recipe
 from indexer.search.routing import Route
 
@@ -48,7 +48,7 @@ def routed_lists(
             # only when the search is scoped to named filings
             ranked = [int(row) for row in rows[:depth]]
         if ranked:
-            lists.append(RankedList(f"{ROUTED}:{section}", ranked, weights.bm25_weight * weight))
+            lists.append(RankedList("bm25", ranked, weights.bm25_weight * weight, "routed", section))
     return lists
 
 

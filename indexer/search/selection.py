@@ -62,7 +62,7 @@ def best_ranks(lists: list[RankedList]) -> dict[str, dict[int, int]]:
     """Each row's best rank in any BM25 list and in the dense list (shown with a hit: why it was found)."""
     best_rank: dict[str, dict[int, int]] = {"bm25": {}, "dense": {}}
     for ranked in lists:
-        ranks = best_rank[ranked.name.split(":")[0]]
+        ranks = best_rank[ranked.retriever]
         for rank, row in enumerate(ranked.rows, start=1):
             ranks[row] = min(rank, ranks.get(row, rank))
     return best_rank
