@@ -10,6 +10,8 @@ same as data (``briefs.py``), because some clients (Claude Code) show the model 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -20,7 +22,6 @@ from mcp_server.briefs import (
     ClaimsBrief,
     DocumentBrief,
     DocumentsBrief,
-    PageBrief,
     PagePointer,
     PassageBrief,
     QuoteBrief,
@@ -217,50 +218,38 @@ def claims_text(result: ClaimsBrief) -> str:
 Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText | Financials | ClaimChecks
 
 
-def brief_of(result: Answer, detail: str) -> BaseModel:
-    """The compact form of a result (the result itself where it holds no boxes: an outline, a section's text)."""
-    if isinstance(result, SearchResult):
-        return search_brief(result, survey=detail == "pages")
-    if isinstance(result, PageResult):
-        return page_brief(result)
-    if isinstance(result, QuoteLocation):
-        return quote_brief(result)
-    if isinstance(result, DocumentList):
-        return documents_brief(result)
-    if isinstance(result, Financials):
-        return financials_brief(result)
-    if isinstance(result, ClaimChecks):
-        return claims_brief(result)
-    return result
+@dataclass(frozen=True)
+class _Form:
+    """How one kind of result is answered compactly: its brief (the data), and the text rendered from it."""
+
+    brief: Callable[[Any, str], BaseModel]
+    text: Callable[[Any, Any], str]
 
 
-def _text(result: Answer, brief: BaseModel) -> str:
-    if isinstance(brief, SearchBrief):
-        return search_text(brief)
-    if isinstance(brief, ClaimsBrief):
-        return claims_text(brief)
-    if isinstance(brief, QuoteBrief):
-        return quote_text(brief)
-    if isinstance(brief, DocumentsBrief):
-        return documents_text(brief)
-    if isinstance(result, PageResult):
-        assert isinstance(brief, PageBrief)
-        return page_text(result, brief.tables)
-    if isinstance(result, Outline):
-        return outline_text(result)
-    if isinstance(result, SectionText):
-        return section_text(result)
-    assert isinstance(result, Financials)
-    return financials_text(result)
+def _itself(result: BaseModel, detail: str) -> BaseModel:
+    return result  # a result that holds no boxes is its own brief (an outline, a section's text)
+
+
+FORMS: dict[type[BaseModel], _Form] = {
+    SearchResult: _Form(lambda r, detail: search_brief(r, survey=detail == "pages"), lambda r, b: search_text(b)),
+    PageResult: _Form(lambda r, detail: page_brief(r), lambda r, b: page_text(r, b.tables)),
+    QuoteLocation: _Form(lambda r, detail: quote_brief(r), lambda r, b: quote_text(b)),
+    DocumentList: _Form(lambda r, detail: documents_brief(r), lambda r, b: documents_text(b)),
+    Financials: _Form(lambda r, detail: financials_brief(r), lambda r, b: financials_text(r)),
+    ClaimChecks: _Form(lambda r, detail: claims_brief(r), lambda r, b: claims_text(b)),
+    Outline: _Form(_itself, lambda r, b: outline_text(r)),
+    SectionText: _Form(_itself, lambda r, b: section_text(r)),
+}
 
 
 def answer_parts(result: Answer, detail: str) -> tuple[str, dict[str, Any]]:
     """The text content and the structured content of a result: compact both (the text rendered, the brief as
     data), or with ``detail="full"`` the whole result as JSON text and under ``full`` beside the brief."""
-    brief = brief_of(result, detail)
+    form = FORMS[type(result)]
+    brief = form.brief(result, detail)
     structured = wire(brief)
     if detail == "full":
         if brief is not result:
             structured["full"] = wire(result)
         return wire_json(result), structured
-    return _text(result, brief), structured
+    return form.text(result, brief), structured
