@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -157,6 +160,24 @@ def _cached_keys(cache: Path) -> list[bytes]:
     return keys
 
 
+@contextmanager
+def _said(words: str, logger_name: str) -> Iterator[threading.Event]:
+    """An event set when ``logger_name`` logs a message holding ``words`` (from any thread)."""
+    said = threading.Event()
+
+    class Listener(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if words in record.getMessage():
+                said.set()
+
+    listener, logger = Listener(), logging.getLogger(logger_name)
+    logger.addHandler(listener)
+    try:
+        yield said
+    finally:
+        logger.removeHandler(listener)
+
+
 def test_one_writer_at_a_time_a_second_build_queues_or_says_who(embedded_index: Path, cache_dir: Path) -> None:
     held = IndexLock.of(embedded_index, "index")
     assert held.try_acquire()
@@ -164,8 +185,9 @@ def test_one_writer_at_a_time_a_second_build_queues_or_says_who(embedded_index: 
         with pytest.raises(IndexBusyError, match=rf"pid {os.getpid()} since .* is writing the index index"):
             add_documents(_settings(embedded_index, cache_dir, wait_for_lock=False), [MGM])
         queued = threading.Thread(target=add_documents, args=(_settings(embedded_index, cache_dir), [MGM]))
-        queued.start()
-        time.sleep(1.5)
+        with _said("waiting for", "indexer.index.lock") as waiting:
+            queued.start()
+            assert waiting.wait(WAIT_S), "the second build never said it was waiting"
         assert queued.is_alive() and MGM.name not in _readiness(embedded_index)  # waiting, nothing written
     finally:
         held.release()
