@@ -35,6 +35,7 @@ from indexer.ingest.edgar import (
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 from indexer.ingest.settings import BuildSettings, default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import FinancialsRequest
 from indexer.search.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
 from indexer.search.request import MAX_TOP_K, SearchRequest
 
@@ -206,7 +207,8 @@ def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
 
 def _cmd_financials(args: argparse.Namespace, cache_dir: Path) -> int:
     kb = KnowledgeBase.open(args.index_dir, cache_dir, with_embedder=False)
-    rows = kb.financials(args.document, None, args.statement, args.items, args.year).rows
+    request = FinancialsRequest(document=args.document, statement=args.statement, items=args.items, year=args.year)
+    rows = kb.financials(request).rows
     if args.json:
         print(json.dumps([wire(row) for row in rows], ensure_ascii=False, indent=2))
         return EXIT_OK

@@ -39,6 +39,7 @@ from indexer.index.reader import (
     pdf_path,
 )
 from indexer.index.store import Manifest, source_file
+from indexer.requests import FinancialsRequest
 from indexer.search.filters import filter_documents
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.retrieve import DEFAULT_OPTIONS, SearchOptions, SearchOutcome, run_search
@@ -212,17 +213,14 @@ class KnowledgeBase:
             self._financials[document] = rows
         return rows
 
-    def financials(
-        self,
-        document: str | None = None,
-        company: str | None = None,
-        statement: str | None = None,
-        items: list[str] | None = None,
-        year: int | None = None,
-    ) -> FinancialsOutcome:
-        """Statement rows of one document, or of the documents of ``company`` (those that can print fiscal ``year``,
-        the most recent first, at most FINANCIAL_DOCUMENTS), narrowed to a statement, items (concepts or label
-        words) and a fiscal year; with the documents read and how many more there were."""
+    def financials(self, request: FinancialsRequest) -> FinancialsOutcome:
+        """Statement rows of one document, or of the documents of a company (those that can print the fiscal
+        year asked, the most recent first, at most FINANCIAL_DOCUMENTS; every document when neither is named),
+        narrowed to a statement, items (concepts or label words) and a fiscal year; with the documents read and how
+        many more there were (``request.limit`` is the tool's to apply)."""
+        document, company, statement, items, year = (
+            request.document, request.company, request.statement, request.items, request.year
+        )  # fmt: skip
         if document is not None:
             names = [self.document(document).document]
         else:

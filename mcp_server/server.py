@@ -6,7 +6,7 @@ import gc
 import logging
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from fastmcp import FastMCP
 from fastmcp.exceptions import ToolError
@@ -22,9 +22,9 @@ from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import Box, wire
 from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
-from indexer.evidence.financials import STATEMENTS
 from indexer.evidence.section_text import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
+from indexer.requests import FinancialsRequest
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
@@ -265,32 +265,11 @@ def read_section(
     "Parent-company-only statements (母公司) are left out. Use it for multi-year figures and ratios; cite each page.",
     full=Financials,
 )
+@arguments_of(FinancialsRequest)
 def get_financials(
-    loader: IndexLoader,
-    document: Annotated[
-        str | None, Field(max_length=MAX_DOCUMENT_CHARS, description="a file name from list_documents")
-    ] = None,
-    company: Annotated[
-        str | None, Field(max_length=100, description="instead of document: every filing of this company")
-    ] = None,
-    statement: Annotated[
-        Literal["income", "balance", "cash_flow", "key_data"] | None,
-        Field(description=f"one of {', '.join(STATEMENTS)}; all when omitted"),
-    ] = None,
-    items: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=100)]] | None,
-        Field(
-            max_length=30,
-            description="concepts (revenue, capex) or label words in either language (营业收入, 'net sales')",
-        ),
-    ] = None,
-    year: Annotated[int | None, Field(ge=1900, le=2100, description="fiscal year of the figures")] = None,
-    limit: Annotated[int, Field(ge=1, le=2000, description="rows returned at most")] = 200,
-    detail: Annotated[Detail, DETAIL] = "compact",
+    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    if not (document or "").strip() and not (company or "").strip():
-        raise ToolError("pass document (a file name from list_documents) or company (a name, ticker or stock code)")
-    return _answer(_call(loader, get_financials_tool, document, company, statement, items, year, limit), detail)
+    return _answer(_call(loader, get_financials_tool, FinancialsRequest.model_validate(arguments)), detail)
 
 
 def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:

@@ -6,12 +6,14 @@ import json
 import unicodedata
 from collections import Counter
 
+from indexer.core.errors import QueryError
 from indexer.core.models import Box
 from indexer.evidence.claim_checks import Claim
 from indexer.evidence.render import render_png
 from indexer.evidence.section_text import SectionText
 from indexer.index.store import Manifest
 from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import FinancialsRequest
 from indexer.search.request import SearchRequest
 from mcp_server.types import (
     ClaimChecks,
@@ -60,16 +62,11 @@ def read_section_tool(kb: KnowledgeBase, document: str, section: str, cursor: st
 SHOWN_MISSING = 3  # items not found that the note spells out (the rest are counted)
 
 
-def get_financials_tool(
-    kb: KnowledgeBase,
-    document: str | None = None,
-    company: str | None = None,
-    statement: str | None = None,
-    items: list[str] | None = None,
-    year: int | None = None,
-    limit: int = 200,
-) -> Financials:
-    rows, documents, skipped, missing = kb.financials(document, company, statement, items, year)
+def get_financials_tool(kb: KnowledgeBase, request: FinancialsRequest) -> Financials:
+    if not (request.document or "").strip() and not (request.company or "").strip():
+        raise QueryError("pass document (a file name from list_documents) or company (a name, ticker or stock code)")
+    rows, documents, skipped, missing = kb.financials(request)
+    limit = request.limit
     notes = missing[:SHOWN_MISSING] + (
         [f"{len(missing) - SHOWN_MISSING} more item(s) not found"] if len(missing) > SHOWN_MISSING else []
     )

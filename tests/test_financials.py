@@ -17,6 +17,7 @@ from indexer.evidence.statement_content import likely_pages
 from indexer.evidence.units import declared_unit
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import FinancialsRequest
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG, call_tools, text_under
 
 
@@ -27,7 +28,9 @@ def _row(rows: list[FinancialRow], concept: str, period: str) -> FinancialRow:
 
 
 def test_a_10q_income_statement_as_rows(samples_index: LoadedIndex) -> None:
-    rows, documents, _, _ = KnowledgeBase(samples_index).financials(BESTBUY_10Q.name, statement="income")
+    rows, documents, _, _ = KnowledgeBase(samples_index).financials(
+        FinancialsRequest(document=BESTBUY_10Q.name, statement="income")
+    )
     assert documents == [BESTBUY_10Q.name]
     revenue = _row(rows, "revenue", "Three Months Ended July 29, 2023")
     assert (revenue.page, revenue.label, revenue.value_printed) == (4, "Revenue", "$9,583")
@@ -57,7 +60,7 @@ def test_a_10q_income_statement_as_rows(samples_index: LoadedIndex) -> None:
 
 def test_a_balance_sheet_column_six_months_back_is_the_previous_fiscal_year(samples_index: LoadedIndex) -> None:
     kb = KnowledgeBase(samples_index)
-    rows = kb.financials(BESTBUY_10Q.name, statement="balance", items=["total_assets"]).rows
+    rows = kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="balance", items=["total_assets"])).rows
     assert [(r.period, r.period_end, r.fiscal_year, r.value) for r in rows] == [
         ("July 29, 2023", "2023-07-29", 2024, "15318000000"),
         ("January 28, 2023", "2023-01-28", 2023, "15803000000"),
@@ -69,7 +72,9 @@ def test_a_balance_sheet_column_six_months_back_is_the_previous_fiscal_year(samp
 
 def test_a_cash_flow_statement_gives_capex_and_operating_cash_flow(samples_index: LoadedIndex) -> None:
     rows, _, _, _ = KnowledgeBase(samples_index).financials(
-        BESTBUY_10Q.name, statement="cash_flow", items=["capex", "operating cash flow"], year=2024
+        FinancialsRequest(
+            document=BESTBUY_10Q.name, statement="cash_flow", items=["capex", "operating cash flow"], year=2024
+        )
     )
     assert [(r.concept, r.period, r.value) for r in rows] == [
         ("capex", "Six Months Ended July 29, 2023", "-395000000"),
@@ -82,7 +87,9 @@ def test_a_cash_flow_statement_gives_capex_and_operating_cash_flow(samples_index
 
 def test_a_chinese_annual_report_key_data(samples_index: LoadedIndex) -> None:
     kb = KnowledgeBase(samples_index)
-    rows, _, _, _ = kb.financials(SIFANG.name, statement="key_data", items=["营业收入"], year=2019)
+    rows, _, _, _ = kb.financials(
+        FinancialsRequest(document=SIFANG.name, statement="key_data", items=["营业收入"], year=2019)
+    )
     assert [r.months for r in rows] == [12, 3, 3, 3, 3]  # the year, then its quarters
     revenue = rows[0]
     assert (revenue.page, revenue.label, revenue.concept, revenue.period) == (5, "营业收入", "revenue", "2019年")
@@ -91,10 +98,10 @@ def test_a_chinese_annual_report_key_data(samples_index: LoadedIndex) -> None:
     )  # fmt: skip
     assert (revenue.period_end, revenue.fiscal_year) == ("2019-12-31", 2019)
     assert text_under(SIFANG, 5, [revenue.boxes[-1]]) == "1,175,301,034.32"
-    assets, _, _, _ = kb.financials(SIFANG.name, items=["total assets"], year=2018)
+    assets, _, _, _ = kb.financials(FinancialsRequest(document=SIFANG.name, items=["total assets"], year=2018))
     assert [(r.period, r.period_end, r.value) for r in assets] == [("2018年末", "2018-12-31", "2051223456.86")]
     # the change column (本期比上年同期增减(%)) is not a period; ROE is a percentage, not scaled
-    all_rows, _, _, _ = kb.financials(SIFANG.name)
+    all_rows, _, _, _ = kb.financials(FinancialsRequest(document=SIFANG.name))
     assert not any("增减" in r.period for r in all_rows)
     roe = next(r for r in all_rows if r.concept == "roe" and r.fiscal_year == 2019)
     assert (roe.value, roe.unit) == ("7.64", "percent")
@@ -106,13 +113,13 @@ def test_a_chinese_annual_report_key_data(samples_index: LoadedIndex) -> None:
 def test_bad_requests_say_what_exists(samples_index: LoadedIndex) -> None:
     kb = KnowledgeBase(samples_index)
     with pytest.raises(NotFoundError, match=r"no row for item 'goodwill impairment'.*concepts found: .*revenue"):
-        kb.financials(BESTBUY_10Q.name, statement="income", items=["goodwill impairment"])
+        kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income", items=["goodwill impairment"]))
     with pytest.raises(NotFoundError, match=r"no primary statements or key-data tables found in .*高测股份"):
-        kb.financials(BROKER.name)
+        kb.financials(FinancialsRequest(document=BROKER.name))
     with pytest.raises(NotFoundError, match=r"no figure for fiscal year 2031; .* cover \[2023, 2024\]"):
-        kb.financials(BESTBUY_10Q.name, statement="income", year=2031)
+        kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income", year=2031))
     with pytest.raises(NotFoundError, match="unknown document"):
-        kb.financials("NOPE.pdf")
+        kb.financials(FinancialsRequest(document="NOPE.pdf"))
 
 
 def test_the_pages_most_likely_to_hold_a_statement_are_those_printing_most_of_its_rows(
@@ -127,14 +134,16 @@ def test_the_pages_most_likely_to_hold_a_statement_are_those_printing_most_of_it
     assert likely_pages(pages, ["cash_flow"])[0] == 6
     assert likely_pages([(n, kb.page(MGM.name, n).lines) for n in range(1, 16)], ["cash_flow"]) == []
     with pytest.raises(NotFoundError, match=r"^no cash_flow figures found; statements found: income, balance$"):
-        kb.financials(MGM.name, statement="cash_flow")  # no page prints its rows: nothing to point at
+        kb.financials(
+            FinancialsRequest(document=MGM.name, statement="cash_flow")
+        )  # no page prints its rows: nothing to point at
 
 
 def test_several_items_answer_with_what_was_found_and_name_what_was_not(samples_index: LoadedIndex) -> None:
     """One item that names no row does not fail the call: the others' rows come back, and the note names the missing
     item with the concepts there are."""
     rows, _, _, missing = KnowledgeBase(samples_index).financials(
-        BESTBUY_10Q.name, statement="income", items=["revenue", "goodwill impairment"]
+        FinancialsRequest(document=BESTBUY_10Q.name, statement="income", items=["revenue", "goodwill impairment"])
     )
     assert rows and {r.concept for r in rows} == {"revenue"}
     assert len(missing) == 1 and missing[0].startswith("no row for item 'goodwill impairment'")
@@ -260,10 +269,12 @@ def test_a_company_wide_call_reads_the_most_recent_filings_within_a_bound(
     from indexer import knowledge_base
 
     monkeypatch.setattr(knowledge_base, "FINANCIAL_DOCUMENTS", 1)
-    outcome = KnowledgeBase(samples_index).financials(items=["revenue"])
+    outcome = KnowledgeBase(samples_index).financials(FinancialsRequest(items=["revenue"]))
     assert outcome.documents == [BESTBUY_10Q.name] and outcome.skipped == 3
     assert {row.document for row in outcome.rows} == {BESTBUY_10Q.name}
-    for_2019 = KnowledgeBase(samples_index).financials(items=["revenue"], year=2019)  # filings of 2019-2021 only
+    for_2019 = KnowledgeBase(samples_index).financials(
+        FinancialsRequest(items=["revenue"], year=2019)
+    )  # filings of 2019-2021 only
     assert for_2019.documents == [SIFANG.name] and for_2019.skipped == 0
 
 
