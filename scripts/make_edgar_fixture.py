@@ -6,7 +6,8 @@ replay, cut small enough to commit, so that those tests run from a fresh clone.
 What is cut, and how (every byte kept is the recording's):
 - ``files/company_tickers.json``: the entries of the tickers the tests name (AAPL, NVDA, MSFT, TSLA);
 - ``submissions/CIK….json`` of Apple and NVIDIA: every field, the ``recent`` filings from 2023 on;
-- the two filings the tests download: their first 64 KiB (the tests compare bytes, they parse nothing);
+- the two filings the tests download: NVIDIA's 10-Q whole (a test indexes it), Apple's 10-K its first 64 KiB (the
+  tests compare its bytes);
 - the 404 EDGAR answers for an unknown path.
 """
 
@@ -19,13 +20,12 @@ from pathlib import Path
 
 TICKERS = {"AAPL", "NVDA", "MSFT", "TSLA"}
 SUBMISSIONS = ("CIK0000320193.json", "CIK0001045810.json")
-FILINGS = (
-    "Archives/edgar/data/320193/000032019324000123/aapl-20240928.htm",
-    "Archives/edgar/data/1045810/000104581025000209/nvda-20250727.htm",
-)
+FILINGS = {  # path → bytes kept (None: all)
+    "Archives/edgar/data/320193/000032019324000123/aapl-20240928.htm": 64 * 1024,
+    "Archives/edgar/data/1045810/000104581025000209/nvda-20250727.htm": None,
+}
 ERRORS = "_errors/data.sec.gov/submissions/CIK-000000001.json.404.xml"
 SINCE = "2023-01-01"
-FILING_BYTES = 64 * 1024
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -50,8 +50,8 @@ def main() -> int:
         rows = [i for i, filed in enumerate(recent["filingDate"]) if filed >= SINCE]
         company["filings"]["recent"] = {field: [values[i] for i in rows] for field, values in recent.items()}
         _write(out / "submissions" / name, json.dumps(company).encode())
-    for name in FILINGS:
-        _write(out / name, (source / name).read_bytes()[:FILING_BYTES])
+    for name, kept in FILINGS.items():
+        _write(out / name, (source / name).read_bytes()[:kept])
     _write(out / ERRORS, (source / ERRORS).read_bytes())
     print(f"wrote {sum(f.stat().st_size for f in out.rglob('*') if f.is_file()):,} bytes to {out}")
     return 0
