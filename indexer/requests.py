@@ -8,8 +8,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from indexer.core.models import Box
+from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
 from indexer.evidence.financials import STATEMENTS
-from indexer.search.request import MAX_DOCUMENT_CHARS
+from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS
 
 Statement = Literal["income", "balance", "cash_flow", "key_data"]
 
@@ -33,3 +35,80 @@ class FinancialsRequest(BaseModel):
     )
     year: int | None = Field(default=None, ge=1900, le=2100, description="fiscal year of the figures")
     limit: int = Field(default=200, ge=1, le=2000, description="rows returned at most")
+
+
+MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
+_DOCUMENT = "a file name from list_documents"
+
+
+class PageRequest(BaseModel):
+    """One page of a document (the arguments of `get_page`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
+    page: int = Field(description="1-based page number")
+
+
+class OutlineRequest(BaseModel):
+    """A document's outline (the arguments of `get_outline`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
+
+
+class SectionRequest(BaseModel):
+    """A piece of one section's text (the arguments of `read_section`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
+    section: str = Field(
+        min_length=1,
+        max_length=200,
+        description="a key from get_outline ('7', '1A', 'II', '第十节', 'balance_sheet') or words of a title",
+    )
+    cursor: str | None = Field(default=None, max_length=20, description="next_cursor from the previous call")
+
+
+class QuoteRequest(BaseModel):
+    """A quote to verify on a page (the arguments of `locate_quote`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
+    page: int = Field(description="1-based page the quote is cited from")
+    quote: str = Field(
+        max_length=MAX_INPUT_CHARS, description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence"
+    )
+    label: str | None = Field(
+        default=None, max_length=200, description="the table row the figure belongs to, e.g. 'Revenue', '营业收入'"
+    )
+    period: str | None = Field(
+        default=None, max_length=100, description="its column's period as printed, e.g. '2022', '2019年'"
+    )
+
+
+class ClaimsRequest(BaseModel):
+    """Claims to verify in one call (the arguments of `verify_claims`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    claims: list[Claim] = Field(min_length=1, max_length=MAX_CLAIMS, description="the figures to check")
+
+
+class RenderRequest(BaseModel):
+    """A page to render with highlights (the arguments of `render_page`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
+    page: int = Field(description="1-based page number")
+    quote: str | None = Field(
+        default=None, max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)"
+    )
+    bboxes: list[Box] | None = Field(
+        default=None, max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"
+    )
+    dpi: int = Field(default=110, ge=36, le=300, description="resolution; the long side is capped at 1600 px")

@@ -20,12 +20,20 @@ from pydantic import Field
 from indexer import __version__
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
-from indexer.core.models import Box, wire
-from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
+from indexer.core.models import wire
+from indexer.evidence.claim_checks import MAX_CLAIMS
 from indexer.evidence.section_text import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
-from indexer.requests import FinancialsRequest
-from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS, SearchRequest
+from indexer.requests import (
+    ClaimsRequest,
+    FinancialsRequest,
+    OutlineRequest,
+    PageRequest,
+    QuoteRequest,
+    RenderRequest,
+    SectionRequest,
+)
+from indexer.search.request import SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
 from mcp_server.briefs import ClaimsBrief, DocumentsBrief, FinancialsBrief, PageBrief, QuoteBrief, SearchBrief
@@ -84,9 +92,6 @@ INSTRUCTIONS = (
     f"research (研报) stored locally. {_CITE}"
 )
 SERVER_NAME = "filings-mcp"  # serverInfo.name; serverInfo.version is the package's
-MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
-DOCUMENT = Field(max_length=MAX_DOCUMENT_CHARS, description="a file name from list_documents")
-PAGE = Field(description="1-based page number")
 DETAIL = Field(description=DETAIL_HELP)
 
 
@@ -143,26 +148,15 @@ def search_reports(
     "table row and column, else the note says where it is. For many figures: verify_claims.",
     full=QuoteLocation,
 )
+@arguments_of(QuoteRequest)
 def locate_quote(
-    loader: IndexLoader,
-    document: Annotated[str, DOCUMENT],
-    page: Annotated[int, Field(description="1-based page the quote is cited from")],
-    quote: Annotated[
-        str,
-        Field(
-            max_length=MAX_INPUT_CHARS,
-            description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence",
-        ),
-    ],
-    label: Annotated[
-        str | None, Field(max_length=200, description="the table row the figure belongs to, e.g. 'Revenue', '营业收入'")
-    ] = None,
-    period: Annotated[
-        str | None, Field(max_length=100, description="its column's period as printed, e.g. '2022', '2019年'")
-    ] = None,
-    detail: Annotated[Detail, DETAIL] = "compact",
+    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, locate_quote_tool, document, page, quote, label, period), detail)
+    request = QuoteRequest.model_validate(arguments)
+    found = _call(
+        loader, locate_quote_tool, request.document, request.page, request.quote, request.label, request.period
+    )
+    return _answer(found, detail)
 
 
 @tool(
@@ -172,12 +166,11 @@ def locate_quote(
     "not_found or error. Use it once at the end for every figure you state; report unverified ones as such.",
     full=ClaimChecks,
 )
+@arguments_of(ClaimsRequest)
 def verify_claims(
-    loader: IndexLoader,
-    claims: Annotated[list[Claim], Field(min_length=1, max_length=MAX_CLAIMS, description="the figures to check")],
-    detail: Annotated[Detail, DETAIL] = "compact",
+    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, verify_claims_tool, claims), detail)
+    return _answer(_call(loader, verify_claims_tool, ClaimsRequest.model_validate(arguments).claims), detail)
 
 
 @tool(
@@ -185,20 +178,11 @@ def verify_claims(
     "Render a page as a PNG image with a quote (located as by locate_quote) or given boxes highlighted in yellow, so "
     "the evidence can be shown to the user. The long side is at most 1600 px.",
 )
-def render_page(
-    loader: IndexLoader,
-    document: Annotated[str, DOCUMENT],
-    page: Annotated[int, PAGE],
-    quote: Annotated[
-        str | None, Field(max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)")
-    ] = None,
-    bboxes: Annotated[
-        list[Box] | None,
-        Field(max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"),
-    ] = None,
-    dpi: Annotated[int, Field(ge=36, le=300, description="resolution; the long side is capped at 1600 px")] = 110,
-) -> ToolResult:
-    png, info = _call(loader, render_page_tool, document, page, quote, bboxes, dpi)
+@arguments_of(RenderRequest)
+def render_page(loader: IndexLoader, **arguments: object) -> ToolResult:
+    request = RenderRequest.model_validate(arguments)
+    drawn = (request.document, request.page, request.quote, request.bboxes, request.dpi)
+    png, info = _call(loader, render_page_tool, *drawn)
     return ToolResult(
         content=[
             Image(data=png, format="png").to_image_content(),
@@ -214,13 +198,10 @@ def render_page(
     "before quoting it.",
     full=PageResult,
 )
-def get_page(
-    loader: IndexLoader,
-    document: Annotated[str, DOCUMENT],
-    page: Annotated[int, PAGE],
-    detail: Annotated[Detail, DETAIL] = "compact",
-) -> ToolResult:
-    return _answer(_call(loader, get_page_tool, document, page), detail)
+@arguments_of(PageRequest)
+def get_page(loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object) -> ToolResult:
+    request = PageRequest.model_validate(arguments)
+    return _answer(_call(loader, get_page_tool, request.document, request.page), detail)
 
 
 @tool(
@@ -228,10 +209,11 @@ def get_page(
     "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements and "
     "notes, each with its pages and a `key` for read_section.",
 )
+@arguments_of(OutlineRequest)
 def get_outline(
-    loader: IndexLoader, document: Annotated[str, DOCUMENT], detail: Annotated[Detail, DETAIL] = "compact"
+    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, get_outline_tool, document), detail)
+    return _answer(_call(loader, get_outline_tool, OutlineRequest.model_validate(arguments).document), detail)
 
 
 @tool(
@@ -239,21 +221,12 @@ def get_outline(
     f"Read one section (Item 7, 1A, 第四节, balance_sheet … keys from get_outline): its text, each page headed [p.N], "
     f"at most {SECTION_CHARS:,} characters a call; pass next_cursor as `cursor` to go on.",
 )
+@arguments_of(SectionRequest)
 def read_section(
-    loader: IndexLoader,
-    document: Annotated[str, DOCUMENT],
-    section: Annotated[
-        str,
-        Field(
-            min_length=1,
-            max_length=200,
-            description="a key from get_outline ('7', '1A', 'II', '第十节', 'balance_sheet') or words of a title",
-        ),
-    ],
-    cursor: Annotated[str | None, Field(max_length=20, description="next_cursor from the previous call")] = None,
-    detail: Annotated[Detail, DETAIL] = "compact",
+    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, read_section_tool, document, section, cursor), detail)
+    request = SectionRequest.model_validate(arguments)
+    return _answer(_call(loader, read_section_tool, request.document, request.section, request.cursor), detail)
 
 
 @tool(
