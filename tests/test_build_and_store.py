@@ -121,6 +121,25 @@ def test_an_index_of_the_previous_format_gives_its_vectors_to_the_rebuild(tmp_pa
     assert len(load_index(index_dir, cache_dir).chunks) == first.chunks
 
 
+def test_two_builds_of_the_same_files_write_the_same_files(tmp_path: Path, cache_dir: Path) -> None:
+    """A build is reproducible: every file of the index (BM25 vocabularies included) hashes the same, whatever the
+    process's string-hash seed (two processes, two seeds)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    docs = _docs(tmp_path, BROKER, SIFANG)
+    for name, seed in (("one", "1"), ("two", "2")):
+        command = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "build", str(docs)]
+        command += ["--index", str(tmp_path / name), "--embedder", "none", "--no-progress"]
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run(command, check=True, capture_output=True, cwd=ROOT, env=env, timeout=600)
+    first, second = read_manifest(tmp_path / "one").files, read_manifest(tmp_path / "two").files
+    assert first == second and any(name.startswith("bm25_bigrams/") for name in first)
+
+
 def test_unknown_schema_version_is_refused_with_advice(tmp_path: Path, cache_dir: Path) -> None:
     index_dir = tmp_path / "idx"
     build_index(_settings(_docs(tmp_path, BROKER), index_dir, cache_dir))

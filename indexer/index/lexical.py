@@ -67,7 +67,10 @@ class Bm25Index:
         retriever = bm25s.BM25(method=settings.method, k1=settings.k1, b=settings.b)
         # bm25s cannot index an empty corpus or an all-empty document list; a placeholder token keeps rows aligned.
         safe = [tokens if tokens else ["\u2400"] for tokens in corpus_tokens] or [["\u2400"]]
-        retriever.index(safe, show_progress=False)
+        # Token ids from the sorted vocabulary: bm25s numbers tokens in set order, which changes from run to run,
+        # so two builds of the same files would write different files (and manifests that hash differently).
+        vocabulary = {token: i for i, token in enumerate(sorted({token for tokens in safe for token in tokens}))}
+        retriever.index(([[vocabulary[t] for t in tokens] for tokens in safe], vocabulary), show_progress=False)
         rows = np.arange(len(corpus_tokens), dtype=np.int64) if rows is None else rows.astype(np.int64)
         return cls(retriever, rows, len(corpus_tokens) if size is None else size)
 
