@@ -140,6 +140,16 @@ def test_two_builds_of_the_same_files_write_the_same_files(tmp_path: Path, cache
     assert first == second and any(name.startswith("bm25_bigrams/") for name in first)
 
 
+def test_a_chunk_table_whose_columns_disagree_is_refused(tmp_path: Path, cache_dir: Path) -> None:
+    index_dir = tmp_path / "idx"
+    build_index(_settings(_docs(tmp_path, BROKER), index_dir, cache_dir))
+    strings = index_dir / "chunk_table" / "strings.json"
+    values = json.loads(strings.read_text(encoding="utf-8"))
+    strings.write_text(json.dumps(values | {"document": []}), encoding="utf-8")  # every chunk's code now points nowhere
+    with pytest.raises(IndexLoadError, match=r"damaged .* rebuild"):
+        load_index(index_dir, cache_dir)
+
+
 def test_unknown_schema_version_is_refused_with_advice(tmp_path: Path, cache_dir: Path) -> None:
     index_dir = tmp_path / "idx"
     build_index(_settings(_docs(tmp_path, BROKER), index_dir, cache_dir))

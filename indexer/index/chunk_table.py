@@ -24,6 +24,7 @@ from indexer.core.models import Box, Chunk, StoredChunk
 _STRINGS = "strings.json"
 _TEXTS = ("chunk_id", "text", "content_hash", "parent")  # one per chunk: bytes and offsets
 _CODED = ("document", "kind", "section", "heading")  # few distinct values: codes into strings.json (-1: None)
+_OPTIONAL = frozenset({"section", "heading"})  # the coded columns a chunk may lack
 _BOX_FIELDS = ("page", "x0", "top", "x1", "bottom")
 CACHED_CHUNKS = 8192  # chunks kept built (a search touches a few hundred)
 
@@ -84,18 +85,26 @@ class ChunkTable(Sequence[StoredChunk]):
         except (OSError, ValueError, KeyError) as exc:
             raise IndexLoadError(f"cannot read the chunk table at {folder} ({exc}); rebuild the index") from exc
         self._length = len(self._page)
-        columns = (*self._codes.values(), self._size, self._table_ref, self._parent_row)
-        if (
-            any(len(v) != self._length for v in columns)
-            or any(
-                len(offsets) != self._length + 1 or offsets[-1] != len(data) for data, offsets in self._texts.values()
-            )
-            or len(self._box_offsets) != self._length + 1
-            or self._box_offsets[-1] != len(self._boxes)
-        ):
-            raise IndexLoadError(f"the chunk table at {folder} is damaged (its columns differ in length); rebuild")
+        if self._damaged():
+            raise IndexLoadError(f"the chunk table at {folder} is damaged (its columns disagree); rebuild the index")
         self._built = lru_cache(maxsize=CACHED_CHUNKS)(self._build)
         self._document, self._kind, self._section = (self._codes[n].tolist() for n in ("document", "kind", "section"))
+
+    def _damaged(self) -> bool:
+        """Whether the columns disagree: a length, an offset past its data, a code outside its list of values."""
+        columns = (*self._codes.values(), self._size, self._table_ref, self._parent_row)
+        if any(len(column) != self._length for column in columns):
+            return True
+        ends = [(offsets, len(data)) for data, offsets in self._texts.values()] + [
+            (self._box_offsets, len(self._boxes))
+        ]
+        if any(len(offsets) != self._length + 1 or offsets[-1] != size for offsets, size in ends):
+            return True
+        for name, codes in self._codes.items():
+            lowest = -1 if name in _OPTIONAL else 0
+            if codes.size and not lowest <= int(codes.min()) <= int(codes.max()) < len(self._strings.get(name, [])):
+                return True
+        return False
 
     def __len__(self) -> int:
         return self._length
@@ -162,13 +171,13 @@ class ChunkTable(Sequence[StoredChunk]):
         width, height = self._size[row].tolist()
         return StoredChunk.model_construct(
             chunk_id=self.string("chunk_id", row),
-            document=self._coded("document", row),
+            document=self.document(row),
             page=int(self._page[row]),
             page_width=width,
             page_height=height,
             text=self.text(row),
-            kind=self._coded("kind", row),
-            section=self._coded("section", row),
+            kind=self.kind(row),
+            section=self.section(row),
             heading=self._coded("heading", row),
             content_hash=self.string("content_hash", row),
             parent=self.string("parent", row) or None,
