@@ -72,8 +72,9 @@ class SectionRequest(BaseModel):
     cursor: str | None = Field(default=None, max_length=20, description="next_cursor from the previous call")
 
 
-class QuoteRequest(BaseModel):
-    """A quote to verify on a page (the arguments of `locate_quote`)."""
+class QuoteRequest(Claim):
+    """A quote to verify on a page (the arguments of `locate_quote`): one claim, as verify_claims checks many,
+    with the tool's own limits and descriptions."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
