@@ -49,7 +49,7 @@ def write_chunk_table(folder: Path, chunks: Sequence[Chunk]) -> None:
         distinct = sorted({v for v in values if v is not None})
         code = {v: i for i, v in enumerate(distinct)}
         strings[name] = distinct
-        np.save(folder / f"{name}.npy", np.array([code.get(v, -1) if v is not None else -1 for v in values], np.int32))
+        np.save(folder / f"{name}.npy", np.array([code[v] if v is not None else -1 for v in values], np.int32))
     (folder / _STRINGS).write_text(json.dumps(strings, ensure_ascii=False), encoding="utf-8")
     np.save(folder / "page.npy", np.array([c.page for c in chunks], dtype=np.int32))
     np.save(folder / "size.npy", np.array([(c.page_width, c.page_height) for c in chunks], dtype=np.float64))
@@ -155,6 +155,11 @@ class ChunkTable(Sequence[StoredChunk]):
     def parent_rows(self) -> np.ndarray:
         """For a table row, the row of the passage holding its line; for any other chunk, its own row."""
         return self._parent_row
+
+    def of_kind(self, kind: str) -> np.ndarray:
+        """Whether each chunk is of ``kind`` (a boolean per row)."""
+        names = self._strings["kind"]
+        return self._codes["kind"] == names.index(kind) if kind in names else np.zeros(self._length, dtype=bool)
 
     def boxes(self, row: int) -> list[Box]:
         return [

@@ -63,8 +63,7 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
             if len(read_pages(folder, meta)) != meta.pages:
                 report.problems.append(Finding(path=meta.document, problem="page count differs from the manifest"))
         if isinstance(index.storage, MilvusStorage):
-            kinds, kind_names = index.chunks.codes("kind")
-            table_rows = int(np.count_nonzero(kinds == kind_names.index(TABLE_ROW))) if TABLE_ROW in kind_names else 0
+            table_rows = int(np.count_nonzero(index.chunks.of_kind(TABLE_ROW)))
             passages = len(index.chunks) - table_rows
             rows = {"passages": passages, "table_rows": table_rows, "bigrams": passages}
             if manifest.milvus is not None and manifest.milvus.vectors:

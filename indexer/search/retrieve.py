@@ -369,10 +369,7 @@ def regex_search(
 ) -> SearchOutcome:
     scope = filter_documents(index, filters)
     allowed = allowed_rows(index, scope)
-    kinds, kind_names = index.chunks.codes("kind")
-    passage = kinds != (
-        kind_names.index(TABLE_ROW) if TABLE_ROW in kind_names else -2
-    )  # a row's line is in its passage
+    passage = ~index.chunks.of_kind(TABLE_ROW)  # a row's line is in its passage
     rows = np.flatnonzero(passage) if allowed is None else allowed[passage[allowed]]
     budget = regex_budget(pattern)  # one deadline for matching the passages and highlighting the hits
     matches = regex_matches(pattern, rows.tolist(), index.chunks.text, budget)
