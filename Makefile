@@ -74,6 +74,7 @@ BENCH_IDX := $(or $(BENCH_INDEX),$(BENCH_OUT)/index)
 # The scale issue's figures (docs/scale.md): Milvus against local files on the dev set, a build on Ray actors.
 bench-scale: $(CORE)
 	$(BIN)/python bench/scale.py $(DEV_SET) --out $(BENCH_OUT)/scale
+	$(BIN)/python bench/scale_report.py $(BENCH_OUT)/scale/scale.json
 
 bench: $(CORE)
 	mkdir -p $(BENCH_OUT)

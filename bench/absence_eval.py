@@ -14,7 +14,6 @@ import argparse
 import json
 from pathlib import Path
 
-from indexer.index.reader import load_index
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
@@ -28,7 +27,7 @@ def main() -> int:
     parser.add_argument("--questions", type=Path, default=HERE / "gold" / "absence.jsonl")
     parser.add_argument("--more", type=Path, nargs="*", default=[])
     args = parser.parse_args()
-    kb = KnowledgeBase(load_index(args.index, default_cache_dir(), with_embedder=False))
+    kb = KnowledgeBase.open(args.index, default_cache_dir(), with_embedder=False)
     rows = [json.loads(line) for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()]
     for path in args.more:
         rows += [

@@ -32,13 +32,14 @@ from session_flood import run_flood_test
 from stats import percentile
 from synthetic import build_synthetic
 
-from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index
 from indexer.ingest.parse import PdfParser
 from indexer.ingest.settings import BuildSettings, default_cache_dir
 from indexer.ingest.sources import folder_sources
-from indexer.search.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, search
+from indexer.knowledge_base import KnowledgeBase
+from indexer.search.recipe import DEFAULT_RECIPE, PLAIN_RECIPE
+from indexer.search.request import SearchRequest
 
 # Analyst-style queries, each asked once per run (no query repeats, so no answer comes from a warm cache of
 # that query): 50 English, 50 Chinese.
@@ -85,14 +86,14 @@ def _children_peak_rss_mb() -> float:
 
 def bench_inprocess(index_dir: Path, cache: Path, queries: int) -> dict[str, float]:
     """Search latency without the protocol: the full recipe against plain hybrid (no expansion/routing/focus)."""
-    index = load_index(index_dir, cache)
+    kb = KnowledgeBase.open(index_dir, cache)
     out: dict[str, float] = {}
-    for name, options in (("recipe", DEFAULT_OPTIONS), ("plain", PLAIN_OPTIONS)):
-        search(index, FIRST_QUERY, options=options)
+    for name, recipe in (("recipe", DEFAULT_RECIPE), ("plain", PLAIN_RECIPE)):
+        kb.search(SearchRequest(query=FIRST_QUERY), recipe)
         latencies = []
         for n in range(queries):
             t0 = time.perf_counter()
-            search(index, QUERIES[n % len(QUERIES)], top_k=5, options=options)
+            kb.search(SearchRequest(query=QUERIES[n % len(QUERIES)], top_k=5), recipe)
             latencies.append((time.perf_counter() - t0) * 1000)
         out[f"{name}_p50_ms"] = statistics.median(latencies)
         out[f"{name}_p95_ms"] = percentile(latencies, 0.95)

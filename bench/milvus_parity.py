@@ -18,11 +18,11 @@ from pathlib import Path
 import numpy as np
 from stats import emit
 
-from indexer.index.reader import allowed_rows
+from indexer.evaluate import Evaluator, load_questions
+from indexer.index.reader import allowed_rows, load_index
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.evaluate import Evaluator, load_questions
-from indexer.search.retrieve import DEFAULT_OPTIONS, search
+from indexer.search.request import SearchRequest
 
 GROUPS = ("set=en", "set=zh")
 
@@ -39,7 +39,7 @@ def main() -> int:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     cache = default_cache_dir()
-    local, milvus = KnowledgeBase.open(args.local, cache).index, KnowledgeBase.open(args.milvus, cache).index
+    local, milvus = load_index(args.local, cache), load_index(args.milvus, cache)  # the engines compared list by list
     if set(local.documents) != set(milvus.documents):
         raise SystemExit("the two indexes hold different documents")
     questions = [q for path in args.questions for q in load_questions(path)]
@@ -61,9 +61,8 @@ def main() -> int:
         "bm25_top10_overlap": {name: round(float(np.mean(v)), 4) for name, v in overlaps.items() if v},
     }
     for label, index in (("local", local), ("milvus", milvus)):
-        evaluation = Evaluator(index, (1, 5, 10), DEFAULT_OPTIONS).evaluate(
-            questions, ("hybrid",), ("shared", "filtered")
-        )
+        kb = KnowledgeBase(index, cache)
+        evaluation = Evaluator(kb, (1, 5, 10)).evaluate(questions, ("hybrid",), ("shared", "filtered"))
         rows = {(r["mode"], r["group"]): r for r in evaluation["results"]}  # type: ignore[union-attr, index]
         report[label] = {
             f"{mode} {group}": {"hit@5": round(row["hit@5"], 3), "mrr": round(row["mrr"], 3)}
@@ -73,7 +72,7 @@ def main() -> int:
         times = []
         for question in questions:
             started = time.perf_counter()
-            search(index, question.question, top_k=5)
+            kb.search(SearchRequest(query=question.question, top_k=5))
             times.append((time.perf_counter() - started) * 1000)
         report[label]["search_p50_ms"] = round(statistics.median(times), 1)  # type: ignore[index]
     emit(report, args.json)

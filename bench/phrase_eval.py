@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 
 from indexer.core.text import CJK_RANGE
-from indexer.index.reader import load_index
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
@@ -25,7 +24,8 @@ _RUN = re.compile(f"[{CJK_RANGE}]{{4,}}")
 def _phrases(kb: KnowledgeBase, count: int, seed: int) -> list[tuple[str, int, str]]:
     """(document, page, phrase) drawn from the Chinese documents' body lines, at most one per line."""
     pool = []
-    for name, meta in kb.index.documents.items():
+    for meta in kb.documents():
+        name = meta.document
         if meta.language != "zh":
             continue
         for number in range(1, meta.pages + 1):
@@ -48,7 +48,7 @@ def main() -> int:
     parser.add_argument("--phrases", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
-    kb = KnowledgeBase(load_index(args.index, default_cache_dir(), with_embedder=False))
+    kb = KnowledgeBase.open(args.index, default_cache_dir(), with_embedder=False)
     found = 0
     missed = []
     phrases = _phrases(kb, args.phrases, args.seed)

@@ -16,7 +16,6 @@ from bench import QUERIES
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
-from mcp_server.tools import search_reports_tool
 
 
 def main() -> int:
@@ -25,14 +24,12 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=150)
     parser.add_argument("--html", type=Path, default=None)
     args = parser.parse_args()
-    index = KnowledgeBase.open(args.index, default_cache_dir())
-    search_reports_tool(
-        index, SearchRequest(query=QUERIES[0])
-    )  # first call: lazy imports and caches are not the hot path
+    kb = KnowledgeBase.open(args.index, default_cache_dir())
+    kb.search_reports(SearchRequest(query=QUERIES[0]))  # first call: lazy imports and caches are not the hot path
     profiler = Profiler(interval=0.0005)
     profiler.start()
     for n in range(args.calls):
-        search_reports_tool(index, SearchRequest(query=QUERIES[n % len(QUERIES)], top_k=5))
+        kb.search_reports(SearchRequest(query=QUERIES[n % len(QUERIES)], top_k=5))
     profiler.stop()
     print(
         profiler.output_text(

@@ -22,9 +22,8 @@ import pdfplumber
 from indexer.core.models import Box
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.quotes import locate_on_page
-from indexer.index.reader import get_page, load_index
-from indexer.index.store import pdf_file
 from indexer.ingest.settings import default_cache_dir
+from indexer.knowledge_base import KnowledgeBase
 
 
 def _alnum(text: str) -> str:
@@ -76,8 +75,8 @@ def main() -> int:
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--show-failures", action="store_true")
     args = parser.parse_args()
-    index = load_index(args.index, default_cache_dir(), with_embedder=False)
-    by_name = {Path(n).name: n for n in index.documents}
+    kb = KnowledgeBase.open(args.index, default_cache_dir(), with_embedder=False)
+    by_name = {Path(meta.document).name: meta.document for meta in kb.documents()}
     for path in args.files:
         tiers: Counter[str] = Counter()
         verified = total = reproduced = 0
@@ -91,13 +90,13 @@ def main() -> int:
             pages = [item["page"]] if "page" in item else item["pages"]
             for quote in quotes_from(evidence):
                 total += 1
-                results = [locate_on_page(get_page(index, name, p), quote) for p in pages]
+                results = [locate_on_page(kb.page(name, p), quote) for p in pages]
                 best = next((r for r in results if r.verified), results[0])
                 tiers[best.match] += 1
                 verified += best.verified
                 if best.verified:
                     if name not in pdfs:
-                        pdfs[name] = pdfplumber.open(pdf_file(index.folder, index.documents[name]))
+                        pdfs[name] = pdfplumber.open(kb.pdf(name))
                     under = _alnum(text_under(pdfs[name], best.boxes))
                     reproduced += _alnum(quote) in under or _alnum(best.matched_text) in under
                 if not best.verified and args.show_failures:

@@ -3,7 +3,7 @@
     python bench/recipe_sweep.py --index INDEX QUESTIONS.jsonl … --variant '{}' --variant '{"coverage_full": 0.6}'
 
 Each variant is a JSON object of Recipe fields (indexer/search/recipe.py) over the default recipe; ``--options``
-switches SearchOptions fields too (e.g. '{"retrievers": ["bm25"]}'). The index is loaded once, so a sweep costs
+switches the retrievers and stages too (e.g. '{"retrievers": ["bm25"]}'). The index is loaded once, so a sweep costs
 the searches only. Prints hit@5 and MRR for every question, English and Chinese, each source and kind.
 """
 
@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 
+from indexer.evaluate import Evaluator, load_questions
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.evaluate import Evaluator, load_questions
-from indexer.search.recipe import DEFAULT_RECIPE
-from indexer.search.retrieve import DEFAULT_OPTIONS
+from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 
 GROUPS = ("all", "set=en", "set=zh", "source=financebench", "source=erc-r2")
 
@@ -28,19 +26,17 @@ def main() -> int:
     parser.add_argument("questions", nargs="+", type=Path)
     parser.add_argument("--index", type=Path, required=True)
     parser.add_argument("--variant", action="append", default=[], help="JSON object of Recipe fields")
-    parser.add_argument("--options", default="{}", help="JSON object of SearchOptions fields, for every variant")
+    parser.add_argument("--options", default="{}", help="JSON object of Recipe fields, for every variant")
     parser.add_argument("--kinds", action="store_true", help="also print each kind of question")
     parser.add_argument("--json", type=Path, help="write every variant's full report here")
     args = parser.parse_args()
     kb = KnowledgeBase.open(args.index, default_cache_dir())
     questions = [q for path in args.questions for q in load_questions(path)]
     options = json.loads(args.options)
-    if "retrievers" in options:
-        options["retrievers"] = tuple(options["retrievers"])
     reports = []
     for text in args.variant or ["{}"]:
-        recipe = DEFAULT_RECIPE.model_copy(update=json.loads(text))
-        evaluator = Evaluator(kb.index, (1, 5, 10), replace(DEFAULT_OPTIONS, recipe=recipe, **options))
+        recipe = Recipe.model_validate({**DEFAULT_RECIPE.model_dump(), **options, **json.loads(text)})
+        evaluator = Evaluator(kb, (1, 5, 10), recipe)
         report = evaluator.evaluate(questions, ("hybrid",), ("shared", "filtered"))
         reports.append({"variant": text, **report})
         rows = {(r["mode"], r["group"]): r for r in report["results"]}  # type: ignore[union-attr, index]

@@ -17,6 +17,7 @@ import financials_eval
 import metadata_eval
 import outline_eval
 import rows_eval
+import scale_report
 
 MIDDLE, LARGE = "20000", "200000"
 
@@ -271,6 +272,15 @@ def _two_phase(bench: dict[str, Any]) -> list[str]:
     ]
 
 
+def _milvus_and_ray(out: Path) -> list[str]:
+    """`make bench-scale`'s section: from its scale.json when there is one, else as BENCHMARKS.md has it."""
+    scale = _load(out / "scale" / "scale.json")
+    if scale:
+        return scale_report.markdown(scale)
+    current = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+    return scale_report.section_of(current.read_text(encoding="utf-8")) if current.is_file() else []
+
+
 def main() -> int:
     out = Path(sys.argv[1])
     bench, dense = _load(out / "bench.json"), _load(out / "dense.json")
@@ -297,6 +307,7 @@ def main() -> int:
         *(rows_eval.markdown(rows) if (rows := _load(out / "rows.json")) else []),
         *(metadata_eval.markdown(meta) if (meta := _load(out / "metadata.json")) else []),
         *dev_server.markdown(_load(out / "dev_server.json")),
+        *_milvus_and_ray(out),
         *_corpus(bench),
         *_dense(dense),
         *_profile(out),

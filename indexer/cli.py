@@ -15,6 +15,7 @@ from indexer.cli_parser import command_line
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import wire
+from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
 from indexer.index.embed import DEFAULT_EMBEDDER
 from indexer.index.publish import check_index_target
 from indexer.index.storage import LOCAL
@@ -36,7 +37,6 @@ from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 from indexer.ingest.settings import BuildSettings, default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import FinancialsRequest
-from indexer.search.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
 from indexer.search.request import MAX_TOP_K, SearchRequest
 
 logger = logging.getLogger(__name__)
@@ -191,10 +191,9 @@ def _cmd_search(args: argparse.Namespace, cache_dir: Path) -> int:
     if args.json:
         print(json.dumps([wire(h) for h in hits], ensure_ascii=False, indent=2))  # as search_reports gives them
         return EXIT_OK
-    print(
-        f"{len(hits)} hit(s) in {kb.searched_count(outcome)} of {len(kb.documents())} documents "
-        f"({outcome.route} question)"
-    )
+    every = len(kb.documents())
+    searched = len(outcome.scope) if outcome.scope is not None else every
+    print(f"{len(hits)} hit(s) in {searched} of {every} documents ({outcome.route} question)")
     for rank, hit in enumerate(hits, start=1):
         first = next((line for line in hit.content.splitlines() if line.strip()), "")
         box = hit.boxes[0]
@@ -238,7 +237,7 @@ def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
     questions = [q for path in args.questions for q in load_questions(path)]
     kb = KnowledgeBase.open(args.index_dir, cache_dir)
     modes = MODES if args.mode == "both" else (args.mode,)
-    report = Evaluator(kb.index, ks).evaluate(questions, systems, modes)
+    report = Evaluator(kb, ks).evaluate(questions, systems, modes)
     print(dump(report) if args.json else format_table(report))
     return EXIT_OK
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from indexer.evaluate import SYSTEMS
 from indexer.evidence.financials import STATEMENTS
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.ray_embedder import LOCAL as RAY_HERE
@@ -16,7 +17,6 @@ from indexer.ingest.edgar import (
     USER_AGENT_ENV,
 )
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
-from indexer.search.evaluate import SYSTEMS
 
 DESCRIPTION = "`filings-index`: build an index folder, add or remove documents, list them, search it from the terminal."
 

@@ -13,10 +13,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
-from indexer.core.models import BODY, Box, DocumentMeta, Table
-from indexer.evidence.claim_checks import ClaimVerdict
-from indexer.search.retrieve import Hit
-from mcp_server.types import (
+from indexer.answers import (
     CatalogueHead,
     ClaimChecks,
     DocumentList,
@@ -27,6 +24,9 @@ from mcp_server.types import (
     SearchHead,
     SearchResult,
 )
+from indexer.core.models import BODY, Box, DocumentMeta, Table
+from indexer.evidence.claim_checks import ClaimVerdict
+from indexer.search.retrieve import Hit
 
 SEARCH_TEXT_BUDGET = 6_600  # characters of passages and rows shown for a top-5 search (more hits: MIN_PER_HIT each)
 MIN_PER_HIT = 400

@@ -16,6 +16,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from indexer.answers import (
+    ClaimChecks,
+    DocumentList,
+    Financials,
+    Outline,
+    PageResult,
+    QuoteLocation,
+    RenderedPage,
+    SearchResult,
+)
 from indexer.core.models import wire, wire_json
 from indexer.evidence.section_text import SectionText
 from mcp_server.briefs import (
@@ -35,16 +45,6 @@ from mcp_server.briefs import (
     passage_head,
     quote_brief,
     search_brief,
-)
-from mcp_server.types import (
-    ClaimChecks,
-    DocumentList,
-    Financials,
-    Outline,
-    PageResult,
-    QuoteLocation,
-    RenderedPage,
-    SearchResult,
 )
 
 Detail = Literal["compact", "full"]

@@ -1,4 +1,5 @@
-"""Wiring: FastMCP tools over the functions in mcp_server.tools. Errors become ToolError here."""
+"""Wiring: each FastMCP tool validates its request model, calls the KnowledgeBase method of the same name and renders
+its result. Errors become ToolError here."""
 
 from __future__ import annotations
 
@@ -18,12 +19,23 @@ from mcp.types import TextContent, ToolAnnotations
 from pydantic import Field
 
 from indexer import __version__
+from indexer.answers import (
+    ClaimChecks,
+    DocumentList,
+    Financials,
+    Outline,
+    PageResult,
+    QuoteLocation,
+    RenderedPage,
+    SearchResult,
+)
 from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import wire
 from indexer.evidence.claim_checks import MAX_CLAIMS
 from indexer.evidence.section_text import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
+from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import (
     ClaimsRequest,
     FinancialsRequest,
@@ -37,6 +49,7 @@ from indexer.search.request import SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
 from mcp_server.briefs import ClaimsBrief, DocumentsBrief, FinancialsBrief, PageBrief, QuoteBrief, SearchBrief
+from mcp_server.coverage import coverage, coverage_line
 from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
@@ -52,29 +65,6 @@ from mcp_server.renderings import (
 from mcp_server.schemas import input_schema, output_schema
 from mcp_server.settings import ServerSettings
 from mcp_server.tool_registry import TOOLS, arguments_of, bound, tool
-from mcp_server.tools import (
-    coverage,
-    coverage_line,
-    get_financials_tool,
-    get_outline_tool,
-    get_page_tool,
-    list_documents_tool,
-    locate_quote_tool,
-    read_section_tool,
-    render_page_tool,
-    search_reports_tool,
-    verify_claims_tool,
-)
-from mcp_server.types import (
-    ClaimChecks,
-    DocumentList,
-    Financials,
-    Outline,
-    PageResult,
-    QuoteLocation,
-    RenderedPage,
-    SearchResult,
-)
 
 logger = logging.getLogger(__name__)
 
@@ -116,7 +106,7 @@ def _answer(result: Answer, detail: str) -> ToolResult:
     full=DocumentList,
 )
 def list_documents(loader: IndexLoader, detail: Annotated[Detail, DETAIL] = "compact") -> ToolResult:
-    return _answer(_call(loader, list_documents_tool), detail)
+    return _answer(_call(loader, KnowledgeBase.list_documents), detail)
 
 
 @tool(
@@ -136,7 +126,7 @@ def search_reports(
     detail: Annotated[SearchDetail, Field(description=SEARCH_DETAIL_HELP)] = "compact",
     **arguments: object,
 ) -> ToolResult:
-    return _answer(_call(loader, search_reports_tool, SearchRequest.model_validate(arguments)), detail)
+    return _answer(_call(loader, KnowledgeBase.search_reports, SearchRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -152,11 +142,7 @@ def search_reports(
 def locate_quote(
     loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    request = QuoteRequest.model_validate(arguments)
-    found = _call(
-        loader, locate_quote_tool, request.document, request.page, request.quote, request.label, request.period
-    )
-    return _answer(found, detail)
+    return _answer(_call(loader, KnowledgeBase.locate_quote, QuoteRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -170,7 +156,7 @@ def locate_quote(
 def verify_claims(
     loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, verify_claims_tool, ClaimsRequest.model_validate(arguments).claims), detail)
+    return _answer(_call(loader, KnowledgeBase.verify_claims, ClaimsRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -180,9 +166,7 @@ def verify_claims(
 )
 @arguments_of(RenderRequest)
 def render_page(loader: IndexLoader, **arguments: object) -> ToolResult:
-    request = RenderRequest.model_validate(arguments)
-    drawn = (request.document, request.page, request.quote, request.bboxes, request.dpi)
-    png, info = _call(loader, render_page_tool, *drawn)
+    png, info = _call(loader, KnowledgeBase.render_page, RenderRequest.model_validate(arguments))
     return ToolResult(
         content=[
             Image(data=png, format="png").to_image_content(),
@@ -200,8 +184,7 @@ def render_page(loader: IndexLoader, **arguments: object) -> ToolResult:
 )
 @arguments_of(PageRequest)
 def get_page(loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object) -> ToolResult:
-    request = PageRequest.model_validate(arguments)
-    return _answer(_call(loader, get_page_tool, request.document, request.page), detail)
+    return _answer(_call(loader, KnowledgeBase.get_page, PageRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -213,7 +196,7 @@ def get_page(loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compac
 def get_outline(
     loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, get_outline_tool, OutlineRequest.model_validate(arguments).document), detail)
+    return _answer(_call(loader, KnowledgeBase.get_outline, OutlineRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -225,8 +208,7 @@ def get_outline(
 def read_section(
     loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    request = SectionRequest.model_validate(arguments)
-    return _answer(_call(loader, read_section_tool, request.document, request.section, request.cursor), detail)
+    return _answer(_call(loader, KnowledgeBase.read_section, SectionRequest.model_validate(arguments)), detail)
 
 
 @tool(
@@ -242,7 +224,7 @@ def read_section(
 def get_financials(
     loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
 ) -> ToolResult:
-    return _answer(_call(loader, get_financials_tool, FinancialsRequest.model_validate(arguments)), detail)
+    return _answer(_call(loader, KnowledgeBase.get_financials, FinancialsRequest.model_validate(arguments)), detail)
 
 
 def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:

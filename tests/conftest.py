@@ -18,6 +18,10 @@ from indexer.core.models import Box
 from indexer.index.reader import LoadedIndex, load_index
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
+from indexer.knowledge_base import KnowledgeBase
+from indexer.search.recipe import DEFAULT_RECIPE, Recipe
+from indexer.search.request import SearchRequest
+from indexer.search.retrieve import Hit
 
 ROOT = Path(__file__).resolve().parent.parent
 # The project's read-only shared material (recorded EDGAR responses, corpora), beside the project folder.
@@ -47,7 +51,19 @@ def samples_index_dir(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path)
 
 @pytest.fixture(scope="session")
 def samples_index(samples_index_dir: Path, cache_dir: Path) -> LoadedIndex:
+    """The samples' index as its stages see it (storage, chunks, tokenizer): for tests of the index itself."""
     return load_index(samples_index_dir, cache_dir)
+
+
+@pytest.fixture(scope="session")
+def samples_kb(samples_index: LoadedIndex, cache_dir: Path) -> KnowledgeBase:
+    """The samples' index behind the façade every caller uses (the same loaded version as ``samples_index``)."""
+    return KnowledgeBase(samples_index, cache_dir)
+
+
+def hits_for(kb: KnowledgeBase, query: str, recipe: Recipe = DEFAULT_RECIPE, **arguments: Any) -> list[Hit]:
+    """The hits of a search with search_reports' arguments (validated as the tool validates them)."""
+    return kb.search(SearchRequest(query=query, **arguments), recipe).hits
 
 
 def docs_folder(folder: Path, *pdfs: Path) -> Path:

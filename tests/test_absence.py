@@ -27,8 +27,8 @@ SHA = "0" * 64
         ("quantum entanglement photon", "none of the question's terms occurs in the knowledge base"),
     ],
 )
-def test_what_the_index_does_not_hold_is_said(samples_index: LoadedIndex, question: str, said: str) -> None:
-    outcome = KnowledgeBase(samples_index).search(SearchRequest(query=question))
+def test_what_the_index_does_not_hold_is_said(samples_kb: KnowledgeBase, question: str, said: str) -> None:
+    outcome = samples_kb.search(SearchRequest(query=question))
     assert outcome.note is not None and said in outcome.note
     assert outcome.hits and all(hit.weak for hit in outcome.hits)  # hits still follow, marked weak
 
@@ -44,8 +44,8 @@ def test_what_the_index_does_not_hold_is_said(samples_index: LoadedIndex, questi
         "Which company reported higher capital expenditures?",
     ],
 )
-def test_a_question_the_index_answers_gets_no_note(samples_index: LoadedIndex, question: str) -> None:
-    outcome = KnowledgeBase(samples_index).search(SearchRequest(query=question))
+def test_a_question_the_index_answers_gets_no_note(samples_kb: KnowledgeBase, question: str) -> None:
+    outcome = samples_kb.search(SearchRequest(query=question))
     assert outcome.note is None and not outcome.hits[0].weak
 
 
@@ -70,11 +70,11 @@ def test_the_text_a_model_reads_leads_with_the_note(samples_index_dir: Path, cac
     assert structured["note"].startswith("the answer may not be") and all(h["weak"] for h in structured["hits"])
 
 
-def test_the_year_filter_is_the_fiscal_year(samples_index: LoadedIndex) -> None:
+def test_the_year_filter_is_the_fiscal_year(samples_index: LoadedIndex, samples_kb: KnowledgeBase) -> None:
     """Best Buy's quarter ended 29 July 2023 is its fiscal 2024 Q2: year=2024 finds it, with no note."""
     meta = samples_index.documents["BESTBUY_2024Q2_10Q.pdf"]
     assert (meta.year, meta.period_end) == (2024, "2023-07-29")
-    outcome = KnowledgeBase(samples_index).search(SearchRequest(query="comparable sales", year=2024))
+    outcome = samples_kb.search(SearchRequest(query="comparable sales", year=2024))
     assert outcome.hits and {hit.document for hit in outcome.hits} == {"BESTBUY_2024Q2_10Q.pdf"}
     assert outcome.note is None
 
@@ -91,8 +91,8 @@ def test_the_year_filter_is_the_fiscal_year(samples_index: LoadedIndex) -> None:
         "What was Best Buy's FCF in the first half of fiscal 2024?",
     ],
 )
-def test_no_note_on_what_the_index_holds(samples_index: LoadedIndex, question: str) -> None:
-    assert KnowledgeBase(samples_index).search(SearchRequest(query=question)).note is None
+def test_no_note_on_what_the_index_holds(samples_kb: KnowledgeBase, question: str) -> None:
+    assert samples_kb.search(SearchRequest(query=question)).note is None
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_no_note_on_what_the_index_holds(samples_index: LoadedIndex, question: s
     ],
 )
 def test_a_company_the_index_holds_no_filing_of_is_noted(
-    samples_index: LoadedIndex, question: str, company: str
+    samples_kb: KnowledgeBase, question: str, company: str
 ) -> None:
-    note = KnowledgeBase(samples_index).search(SearchRequest(query=question)).note
+    note = samples_kb.search(SearchRequest(query=question)).note
     assert note is not None and f"no document in the knowledge base is a filing or report of {company}" in note

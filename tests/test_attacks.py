@@ -170,7 +170,8 @@ def test_a_catastrophic_regex_is_stopped_in_every_step_and_sigterm_still_stops_t
         answer = _answer(proc, 4, 30)["result"]
         assert not answer["isError"] and len(answer["structuredContent"]["hits"]) == 2
         _send(proc, _search(5, query=EVIL_REGEX, use_regex=True, documents=BROKER.name))  # in flight …
-        time.sleep(0.3)
+        _send(proc, _rpc("ping", {}, 6))
+        _answer(proc, 6, 30)  # (requests are read and dispatched in order: the search has been taken up)
         stopped = time.monotonic()
         proc.send_signal(signal.SIGTERM)  # … when the server is told to stop
         proc.wait(timeout=15)

@@ -15,8 +15,8 @@ from indexer.index.reader import get_page, load_index
 from indexer.index.store import PageTables, read_chunks, read_manifest, read_page
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
-from indexer.search.retrieve import search
-from tests.conftest import BESTBUY_10Q, BROKER, SIFANG
+from indexer.knowledge_base import KnowledgeBase
+from tests.conftest import BESTBUY_10Q, BROKER, SIFANG, hits_for
 
 
 def _settings(docs: Path, index: Path, cache: Path, embedder: str = "none") -> BuildSettings:
@@ -197,7 +197,7 @@ def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: 
     assert first.reused_documents == 0 and first.reused_vectors == 0
     before = load_index(index_dir, cache_dir)
     question = "四方科技 2019年 总资产"
-    hits_before = [(h.chunk_id, h.page, h.content) for h in search(before, question, top_k=5)]
+    hits_before = [(h.chunk_id, h.page, h.content) for h in hits_for(KnowledgeBase(before), question, top_k=5)]
 
     shutil.copy(BROKER, docs / BROKER.name)
     second = build_index(settings)
@@ -207,7 +207,10 @@ def test_rebuild_after_adding_a_file_parses_and_embeds_only_that_file(tmp_path: 
     broker_embedded = sum(1 for row in after.storage.dense.rows if after.chunks[row].document == BROKER.name)
     assert broker_embedded > 0 and second.embedded - second.reused_vectors == broker_embedded
     sifang_only = glob.escape(SIFANG.name)
-    hits_after = [(h.chunk_id, h.page, h.content) for h in search(after, question, top_k=5, documents=sifang_only)]
+    hits_after = [
+        (h.chunk_id, h.page, h.content)
+        for h in hits_for(KnowledgeBase(after), question, top_k=5, documents=sifang_only)
+    ]
     # the unchanged file's chunks are the same; its ranking moves only as far as the new file's words move BM25's
     # IDF (near ties may swap places), so the best page and the set of pages are compared
     assert [_kept(c) for c in after.chunks if c.document == SIFANG.name] == [_kept(c) for c in before.chunks]

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from indexer.core.tokenize import BIGRAM_MARK, Tokenizer
 from indexer.index.reader import LoadedIndex
 from indexer.index.store import read_pages
-from indexer.search.retrieve import DEFAULT_OPTIONS, search
-from tests.conftest import BROKER, SIFANG
+from indexer.knowledge_base import KnowledgeBase
+from indexer.search.recipe import DEFAULT_RECIPE
+from tests.conftest import BROKER, SIFANG, hits_for
 
-WORDS_AND_BIGRAMS = replace(DEFAULT_OPTIONS, retrievers=("bm25",))
-WORDS_ONLY = replace(WORDS_AND_BIGRAMS, recipe=WORDS_AND_BIGRAMS.recipe.model_copy(update={"bigram_weight": 0.0}))
+WORDS_AND_BIGRAMS = DEFAULT_RECIPE.model_copy(update={"retrievers": ("bm25",)})
+WORDS_ONLY = WORDS_AND_BIGRAMS.model_copy(update={"bigram_weight": 0.0})
 
 
 def test_bigrams_are_marked_pairs_and_a_wrapped_line_continues_its_run() -> None:
@@ -35,14 +34,14 @@ def test_bigrams_are_marked_pairs_and_a_wrapped_line_continues_its_run() -> None
     ],
 )
 def test_a_phrase_cut_across_words_finds_its_page(
-    samples_index: LoadedIndex, pdf: object, phrase: str, page: int
+    samples_kb: KnowledgeBase, pdf: object, phrase: str, page: int
 ) -> None:
     name = pdf.name  # type: ignore[attr-defined]
-    assert page in [hit.page for hit in search(samples_index, phrase, 5, documents=name, options=WORDS_AND_BIGRAMS)]
-    assert page not in [hit.page for hit in search(samples_index, phrase, 5, documents=name, options=WORDS_ONLY)]
+    assert page in [hit.page for hit in hits_for(samples_kb, phrase, top_k=5, documents=name, recipe=WORDS_AND_BIGRAMS)]
+    assert page not in [hit.page for hit in hits_for(samples_kb, phrase, top_k=5, documents=name, recipe=WORDS_ONLY)]
 
 
-def test_a_phrase_wrapped_onto_the_next_line_is_found(samples_index: LoadedIndex) -> None:
+def test_a_phrase_wrapped_onto_the_next_line_is_found(samples_index: LoadedIndex, samples_kb: KnowledgeBase) -> None:
     """Chinese wraps anywhere: the end of one line and the start of the next, searched as one phrase."""
     meta = samples_index.documents[SIFANG.name]
     cjk = Tokenizer.bigrams
@@ -52,7 +51,7 @@ def test_a_phrase_wrapped_onto_the_next_line_is_found(samples_index: LoadedIndex
         if wrapped:
             before, after = wrapped[0]
             phrase = before[-3:] + after[:3]
-            hits = search(samples_index, phrase, 5, documents=SIFANG.name, options=WORDS_AND_BIGRAMS)
+            hits = hits_for(samples_kb, phrase, top_k=5, documents=SIFANG.name, recipe=WORDS_AND_BIGRAMS)
             assert page.number in [hit.page for hit in hits], phrase
             return
     pytest.fail("no wrapped Chinese line in the sample report")

@@ -10,7 +10,6 @@ import pytest
 from indexer.core.errors import QueryError
 from indexer.core.models import Box, Cell, Page, Table, TableRow
 from indexer.evidence.claims import check_claim
-from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
 from tests.conftest import BESTBUY_10Q, SIFANG, call_tools, text_under
 
@@ -41,9 +40,9 @@ QUARTER = "Three Months Ended July 29, 2023"
     ],
 )
 def test_a_figure_in_its_row_and_column_is_verified(
-    samples_index: LoadedIndex, pdf: Path, page: int, quote: str, label: str, period: str | None, where: str
+    samples_kb: KnowledgeBase, pdf: Path, page: int, quote: str, label: str, period: str | None, where: str
 ) -> None:
-    found = KnowledgeBase(samples_index).locate(pdf.name, page, quote, label, period)
+    found = samples_kb.locate(pdf.name, page, quote, label, period)
     assert found.verified and found.match == "table_cell" and where in found.note
     figure = "".join(c for c in found.matched_text if c.isdigit())
     assert "".join(c for c in text_under(pdf, page, found.boxes[:1], level="chars") if c.isdigit()) == figure
@@ -54,8 +53,8 @@ def test_a_figure_in_its_row_and_column_is_verified(
     assert re.sub(r"\s+", "", under) == re.sub(r"\s+", "", header.group(1))
 
 
-def test_a_figure_in_another_row_or_column_is_not_verified_and_the_note_says_where(samples_index: LoadedIndex) -> None:
-    kb = KnowledgeBase(samples_index)
+def test_a_figure_in_another_row_or_column_is_not_verified_and_the_note_says_where(samples_kb: KnowledgeBase) -> None:
+    kb = samples_kb
     other_year = kb.locate(SIFANG.name, 5, "1,175,301,034.32", "营业收入", "2018年")
     assert not other_year.verified and "it is in row '营业收入' under '2019年'" in other_year.note
     other_row = kb.locate(SIFANG.name, 5, "1,175,301,034.32", "总资产", None)

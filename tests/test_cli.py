@@ -6,11 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.index.reader import load_index
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.retrieve import search
-from mcp_server.tools import list_documents_tool
-from tests.conftest import BROKER, ROOT
+from tests.conftest import BROKER, ROOT, hits_for
 
 
 def _cli(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
@@ -71,7 +68,7 @@ def test_bm25_only_index_is_served_without_dense_search(tmp_path: Path, cache_di
         _cli("build", str(docs), "--index", str(tmp_path / "idx"), "--embedder", "none", cache=cache_dir).returncode
         == 0
     )
-    index = load_index(tmp_path / "idx", cache_dir)
-    assert not index.storage.dense_search and not list_documents_tool(KnowledgeBase(index)).dense_search
-    hits = search(index, "金刚线 产能", top_k=3)
+    kb = KnowledgeBase.open(tmp_path / "idx", cache_dir)
+    assert not kb.dense_search and not kb.list_documents().dense_search
+    hits = hits_for(kb, "金刚线 产能", top_k=3)
     assert hits and all(h.dense_rank is None for h in hits)

@@ -5,8 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from indexer.index.reader import LoadedIndex
-from indexer.search.evaluate import Evaluator, Question, page_metrics
+from indexer.evaluate import Evaluator, Question, page_metrics
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from tests.conftest import ROOT, SIFANG
 
@@ -32,8 +32,8 @@ def test_page_metrics_collapse_repeated_pages() -> None:
     assert metrics["recall@2"] == 0.5 and metrics["mrr"] == 0.5
 
 
-def test_evaluator_scores_systems_and_modes(samples_index: LoadedIndex) -> None:
-    report = Evaluator(samples_index).evaluate(QUESTIONS)
+def test_evaluator_scores_systems_and_modes(samples_kb: KnowledgeBase) -> None:
+    report = Evaluator(samples_kb).evaluate(QUESTIONS)
     rows = {(r["system"], r["mode"], r["group"]): r for r in report["results"]}  # type: ignore[union-attr, index]
     assert rows[("hybrid", "shared", "all")]["hit@5"] == 1.0
     assert rows[("hybrid", "filtered", "all")]["n"] == 2

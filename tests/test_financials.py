@@ -15,7 +15,6 @@ from indexer.evidence.financials import FinancialRow
 from indexer.evidence.periods import ReportPeriod, column_period
 from indexer.evidence.statement_content import likely_pages
 from indexer.evidence.units import declared_unit
-from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import FinancialsRequest
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SIFANG, call_tools, text_under
@@ -27,10 +26,8 @@ def _row(rows: list[FinancialRow], concept: str, period: str) -> FinancialRow:
     return found[0]
 
 
-def test_a_10q_income_statement_as_rows(samples_index: LoadedIndex) -> None:
-    rows, documents, _, _ = KnowledgeBase(samples_index).financials(
-        FinancialsRequest(document=BESTBUY_10Q.name, statement="income")
-    )
+def test_a_10q_income_statement_as_rows(samples_kb: KnowledgeBase) -> None:
+    rows, documents, _, _ = samples_kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income"))
     assert documents == [BESTBUY_10Q.name]
     revenue = _row(rows, "revenue", "Three Months Ended July 29, 2023")
     assert (revenue.page, revenue.label, revenue.value_printed) == (4, "Revenue", "$9,583")
@@ -58,8 +55,8 @@ def test_a_10q_income_statement_as_rows(samples_index: LoadedIndex) -> None:
     assert text_under(BESTBUY_10Q, 4, [eps.boxes[-1]]).endswith("1.25")
 
 
-def test_a_balance_sheet_column_six_months_back_is_the_previous_fiscal_year(samples_index: LoadedIndex) -> None:
-    kb = KnowledgeBase(samples_index)
+def test_a_balance_sheet_column_six_months_back_is_the_previous_fiscal_year(samples_kb: KnowledgeBase) -> None:
+    kb = samples_kb
     rows = kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="balance", items=["total_assets"])).rows
     assert [(r.period, r.period_end, r.fiscal_year, r.value) for r in rows] == [
         ("July 29, 2023", "2023-07-29", 2024, "15318000000"),
@@ -70,8 +67,8 @@ def test_a_balance_sheet_column_six_months_back_is_the_previous_fiscal_year(samp
     assert [text_under(BESTBUY_10Q, 3, [r.boxes[-1]]) for r in rows] == ["$15,318", "$15,803", "$15,419"]
 
 
-def test_a_cash_flow_statement_gives_capex_and_operating_cash_flow(samples_index: LoadedIndex) -> None:
-    rows, _, _, _ = KnowledgeBase(samples_index).financials(
+def test_a_cash_flow_statement_gives_capex_and_operating_cash_flow(samples_kb: KnowledgeBase) -> None:
+    rows, _, _, _ = samples_kb.financials(
         FinancialsRequest(
             document=BESTBUY_10Q.name, statement="cash_flow", items=["capex", "operating cash flow"], year=2024
         )
@@ -85,8 +82,8 @@ def test_a_cash_flow_statement_gives_capex_and_operating_cash_flow(samples_index
     assert text_under(BESTBUY_10Q, 6, [capex.boxes[-1]]) == "(395)"
 
 
-def test_a_chinese_annual_report_key_data(samples_index: LoadedIndex) -> None:
-    kb = KnowledgeBase(samples_index)
+def test_a_chinese_annual_report_key_data(samples_kb: KnowledgeBase) -> None:
+    kb = samples_kb
     rows, _, _, _ = kb.financials(
         FinancialsRequest(document=SIFANG.name, statement="key_data", items=["营业收入"], year=2019)
     )
@@ -110,8 +107,8 @@ def test_a_chinese_annual_report_key_data(samples_index: LoadedIndex) -> None:
     assert [r.period_end for r in quarters] == ["2019-03-31", "2019-06-30", "2019-09-30", "2019-12-31"]
 
 
-def test_bad_requests_say_what_exists(samples_index: LoadedIndex) -> None:
-    kb = KnowledgeBase(samples_index)
+def test_bad_requests_say_what_exists(samples_kb: KnowledgeBase) -> None:
+    kb = samples_kb
     with pytest.raises(NotFoundError, match=r"no row for item 'goodwill impairment'.*concepts found: .*revenue"):
         kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income", items=["goodwill impairment"]))
     with pytest.raises(NotFoundError, match=r"no primary statements or key-data tables found in .*高测股份"):
@@ -123,11 +120,11 @@ def test_bad_requests_say_what_exists(samples_index: LoadedIndex) -> None:
 
 
 def test_the_pages_most_likely_to_hold_a_statement_are_those_printing_most_of_its_rows(
-    samples_index: LoadedIndex,
+    samples_kb: KnowledgeBase,
 ) -> None:
     """What a "not found" names instead of nothing: pages ranked by how many of a statement's concepts they print
     as rows with figures (the Best Buy 10-Q's statements are on pages 3, 4 and 6; MD&A tables follow)."""
-    kb = KnowledgeBase(samples_index)
+    kb = samples_kb
     pages = [(n, kb.page(BESTBUY_10Q.name, n).lines) for n in range(1, 31)]
     assert likely_pages(pages, ["balance_sheet"]) == [3]
     assert likely_pages(pages, ["income_statement"])[0] == 4
@@ -139,10 +136,10 @@ def test_the_pages_most_likely_to_hold_a_statement_are_those_printing_most_of_it
         )  # no page prints its rows: nothing to point at
 
 
-def test_several_items_answer_with_what_was_found_and_name_what_was_not(samples_index: LoadedIndex) -> None:
+def test_several_items_answer_with_what_was_found_and_name_what_was_not(samples_kb: KnowledgeBase) -> None:
     """One item that names no row does not fail the call: the others' rows come back, and the note names the missing
     item with the concepts there are."""
-    rows, _, _, missing = KnowledgeBase(samples_index).financials(
+    rows, _, _, missing = samples_kb.financials(
         FinancialsRequest(document=BESTBUY_10Q.name, statement="income", items=["revenue", "goodwill impairment"])
     )
     assert rows and {r.concept for r in rows} == {"revenue"}
@@ -264,17 +261,15 @@ def test_the_cli_prints_figures_with_their_checks(samples_index_dir: Path, capsy
 
 
 def test_a_company_wide_call_reads_the_most_recent_filings_within_a_bound(
-    samples_index: LoadedIndex, monkeypatch: pytest.MonkeyPatch
+    samples_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from indexer import knowledge_base
 
     monkeypatch.setattr(knowledge_base, "FINANCIAL_DOCUMENTS", 1)
-    outcome = KnowledgeBase(samples_index).financials(FinancialsRequest(items=["revenue"]))
+    outcome = samples_kb.financials(FinancialsRequest(items=["revenue"]))
     assert outcome.documents == [BESTBUY_10Q.name] and outcome.skipped == 3
     assert {row.document for row in outcome.rows} == {BESTBUY_10Q.name}
-    for_2019 = KnowledgeBase(samples_index).financials(
-        FinancialsRequest(items=["revenue"], year=2019)
-    )  # filings of 2019-2021 only
+    for_2019 = samples_kb.financials(FinancialsRequest(items=["revenue"], year=2019))  # filings of 2019-2021 only
     assert for_2019.documents == [SIFANG.name] and for_2019.skipped == 0
 
 

@@ -13,8 +13,8 @@ from indexer.index.verify import verify_index
 from indexer.ingest.build import build_index
 from indexer.ingest.parse import PdfParser
 from indexer.ingest.settings import BuildSettings
-from indexer.search.retrieve import search
-from tests.conftest import MGM
+from indexer.knowledge_base import KnowledgeBase
+from tests.conftest import MGM, hits_for
 from tests.hostile_docs import ODD_NAMES, make_corpus, many_text_items
 
 pytestmark = pytest.mark.slow
@@ -56,7 +56,7 @@ def test_every_failure_is_named_and_the_rest_is_indexed(hostile_build, cache_dir
     assert docs["mixed-scan-and-text.pdf"].pages_unreadable == [1]
     for name in ODD_NAMES:  # awkward names are just names
         assert docs[name].company == "高测股份"
-        assert search(index, "金刚线", top_k=1, documents=name.replace("[", "[[]").replace("*", "[*]"))
+        assert hits_for(KnowledgeBase(index), "金刚线", top_k=1, documents=name.replace("[", "[[]").replace("*", "[*]"))
     assert verify_index(index_dir, cache_dir).ok  # never a partial index
     RUN_SUMMARY.append(f"hostile documents tried: {len(corpus)}; indexed {len(docs)}, refused {len(reasons)}")
 

@@ -16,7 +16,7 @@ from indexer.ingest.build import add_documents, build_index
 from indexer.ingest.convert import _local_fetcher
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
-from mcp_server.tools import get_page_tool, locate_quote_tool, render_page_tool
+from indexer.requests import PageRequest, QuoteRequest, RenderRequest
 from tests.conftest import BROKER, ROOT, text_under
 from tests.edgar_server import RECORDED, Faults, edgar_server
 
@@ -47,12 +47,12 @@ def test_an_html_filing_is_served_like_a_pdf(html_index: Path, cache_dir: Path) 
     stored_pdf = pdf_file(html_index, meta)
     assert len(PdfReader(stored_pdf).pages) == 4  # the converted PDF is kept: page images match the index
     assert source_file(html_index, meta).read_bytes() == META_8K.read_bytes()  # and the original beside it
-    page = get_page_tool(KnowledgeBase(index), META_8K.name, 3)
+    page = KnowledgeBase(index).get_page(PageRequest(document=META_8K.name, page=3))
     assert QUOTE in " ".join(page.text.split())
-    located = locate_quote_tool(KnowledgeBase(index), META_8K.name, 3, QUOTE)
+    located = KnowledgeBase(index).locate_quote(QuoteRequest(document=META_8K.name, page=3, quote=QUOTE))
     assert located.verified and located.page == 3
     assert text_under(stored_pdf, 3, located.boxes).replace(" ", "") == QUOTE.replace(" ", "")
-    png, info = render_page_tool(KnowledgeBase(index), META_8K.name, 3, QUOTE, None, 72)
+    png, info = KnowledgeBase(index).render_page(RenderRequest(document=META_8K.name, page=3, quote=QUOTE, dpi=72))
     assert png.startswith(b"\x89PNG") and info.highlighted
 
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 import pytest
 
 from indexer.core.sections import question_sections
-from indexer.index.reader import LoadedIndex
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.expand import expand, glossary_terms, judgement_terms
-from indexer.search.retrieve import search
-from tests.conftest import BESTBUY_10Q
+from tests.conftest import BESTBUY_10Q, hits_for
 
 BALANCE_SHEET, CASH_FLOW = 3, 6  # Best Buy's Q2 FY2024 10-Q: the statements' pages
 
@@ -59,8 +58,8 @@ def test_analysts_abbreviations_expand_both_ways(abbreviation: str, meaning: str
     assert meaning in glossary_terms(abbreviation)
 
 
-def test_a_capital_intensity_question_reaches_the_statements(samples_index: LoadedIndex) -> None:
-    pages = [hit.page for hit in search(samples_index, "Is Best Buy a capital-intensive business?", top_k=5)]
+def test_a_capital_intensity_question_reaches_the_statements(samples_kb: KnowledgeBase) -> None:
+    pages = [hit.page for hit in hits_for(samples_kb, "Is Best Buy a capital-intensive business?", top_k=5)]
     assert {BALANCE_SHEET, CASH_FLOW} & set(pages), pages
-    hits = search(samples_index, "Has Best Buy increased its debt?", top_k=5)
+    hits = hits_for(samples_kb, "Has Best Buy increased its debt?", top_k=5)
     assert hits[0].document == BESTBUY_10Q.name and BALANCE_SHEET in [h.page for h in hits]

@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from indexer.knowledge_base import KnowledgeBase
+
 pytest.importorskip("pymilvus", reason="the Milvus backend is an extra: pip install 'filings-mcp[milvus]'")
 
 from indexer.core.errors import FilingsError
@@ -28,8 +30,7 @@ from indexer.index.verify import verify_index
 from indexer.ingest import build as build_module
 from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
-from indexer.search.retrieve import search
-from tests.conftest import BESTBUY_10Q, MGM, ROOT, SAMPLES, SIFANG, call_tools, docs_folder, kill_when
+from tests.conftest import BESTBUY_10Q, MGM, ROOT, SAMPLES, SIFANG, call_tools, docs_folder, hits_for, kill_when
 
 # Not the eval questions: words that occur in the committed samples, in both languages, scoped and not.
 QUERIES = [
@@ -112,7 +113,7 @@ def indexes(
 
 
 def _pages(index: LoadedIndex, query: str, documents: str | None = None) -> list[tuple[str, int]]:
-    return [(hit.document, hit.page) for hit in search(index, query, top_k=5, documents=documents)]
+    return [(hit.document, hit.page) for hit in hits_for(KnowledgeBase(index), query, top_k=5, documents=documents)]
 
 
 @pytest.mark.parametrize("backend", ["lite", "server"])

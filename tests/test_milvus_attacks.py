@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from indexer.knowledge_base import KnowledgeBase
+
 pytest.importorskip("pymilvus", reason="the Milvus backend is an extra: pip install 'filings-mcp[milvus]'")
 
 from indexer.core.errors import FilingsError
@@ -23,8 +25,7 @@ from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
-from indexer.search.retrieve import search
-from tests.conftest import MGM, SIFANG, call_tools, docs_folder
+from tests.conftest import MGM, SIFANG, call_tools, docs_folder, hits_for
 
 LISTEN = "0A"  # /proc/net/tcp's state for a listening socket
 NOBODY = 65534
@@ -99,10 +100,10 @@ def test_a_dropped_collection_names_verify_and_the_rebuild(tmp_path: Path, cache
     info = read_manifest(folder).milvus
     assert info is not None
     index = load_index(folder, cache_dir)
-    assert search(index, "BetMGM", top_k=3)
+    assert hits_for(KnowledgeBase(index), "BetMGM", top_k=3)
     connect(info.uri).drop_collection(info.passages)  # gone under the server
     with pytest.raises(FilingsError, match="filings-index verify") as caught:
-        search(index, "BetMGM", top_k=3)
+        hits_for(KnowledgeBase(index), "BetMGM", top_k=3)
     assert info.passages in str(caught.value) and "rebuild" in str(caught.value)
     out = call_tools(folder, cache_dir, [("search_reports", {"query": "BetMGM", "top_k": 3})])
     assert out[0].is_error  # a fresh server: the clear message, not a stack trace
@@ -135,5 +136,5 @@ def test_documents_with_control_characters_quotes_and_backslashes_are_searchable
     assert len(index.documents) == 2
     for name in index.documents:
         assert "\x01" in name or '"' in name  # stored as printed (a backslash is %5C)
-        hits = search(index, query_of[name[:4]], top_k=3, documents=name)
+        hits = hits_for(KnowledgeBase(index), query_of[name[:4]], top_k=3, documents=name)
         assert hits and {hit.source.document for hit in hits} == {name}

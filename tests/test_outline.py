@@ -11,10 +11,10 @@ from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Line, Span
 from indexer.evidence.outline import Section, outline
 from indexer.evidence.section_text import section_piece
-from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
 from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import SectionRequest
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SHARED, SIFANG, call_tools
 
 
@@ -22,8 +22,8 @@ def _sections(kb: KnowledgeBase, document: str) -> list[tuple[str, str, int, int
     return [(s.kind, s.key, s.level, s.page_start, s.page_end) for s in kb.outline(document)]
 
 
-def test_a_10q_outline_has_its_parts_items_and_statements(samples_index: LoadedIndex) -> None:
-    kb = KnowledgeBase(samples_index)
+def test_a_10q_outline_has_its_parts_items_and_statements(samples_kb: KnowledgeBase) -> None:
+    kb = samples_kb
     assert _sections(kb, BESTBUY_10Q.name) == [
         ("part", "I", 1, 3, 24),
         ("item", "1", 2, 3, 14),
@@ -68,8 +68,8 @@ def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
                           ("cash_flow", 2, 33)]  # fmt: skip
 
 
-def test_a_chinese_annual_report_outline_has_its_chapters(samples_index: LoadedIndex) -> None:
-    kb = KnowledgeBase(samples_index)
+def test_a_chinese_annual_report_outline_has_its_chapters(samples_kb: KnowledgeBase) -> None:
+    kb = samples_kb
     assert [(s.key, s.title, s.page_start) for s in kb.outline(SIFANG.name)] == [
         ("第一节", "第一节 释义", 4),
         ("第二节", "第二节 公司简介和主要财务指标", 4),
@@ -103,11 +103,11 @@ def test_contents_pages_and_cross_references_are_not_headings() -> None:
 
 def test_a_section_is_read_in_pieces_through_mcp(samples_index_dir: Path, cache_dir: Path) -> None:
     kb = KnowledgeBase.open(samples_index_dir, cache_dir, with_embedder=False)
-    first = kb.section(BESTBUY_10Q.name, "Item 2")
+    first = kb.read_section(SectionRequest(document=BESTBUY_10Q.name, section="Item 2"))
     assert first.key == "2" and first.pages[0] == 14 and first.text.startswith("[p.14]\nItem 2. Management's")
     pieces, cursor = [first], first.next_cursor
     while cursor is not None:
-        piece = kb.section(BESTBUY_10Q.name, "2", cursor)
+        piece = kb.read_section(SectionRequest(document=BESTBUY_10Q.name, section="2", cursor=cursor))
         pieces.append(piece)
         cursor = piece.next_cursor
     assert len(pieces) >= 3 and all(len(p.text) <= 12_000 for p in pieces)
@@ -132,9 +132,9 @@ def test_a_section_is_read_in_pieces_through_mcp(samples_index_dir: Path, cache_
     assert bad_cursor.is_error and "start again without a cursor" in bad_cursor.content[0].text
 
 
-def test_a_document_without_sections_says_what_to_do(samples_index: LoadedIndex) -> None:
+def test_a_document_without_sections_says_what_to_do(samples_kb: KnowledgeBase) -> None:
     with pytest.raises(NotFoundError, match="read it with get_page"):
-        KnowledgeBase(samples_index).section(BROKER.name, "1")
+        samples_kb.read_section(SectionRequest(document=BROKER.name, section="1"))
 
 
 _TITLE = re.compile(r"balance sheets?|statements? of", re.I)

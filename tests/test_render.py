@@ -10,7 +10,7 @@ from indexer.core.errors import QueryError
 from indexer.evidence.render import MAX_SIDE_PX, render_png
 from indexer.index.reader import LoadedIndex, pdf_path
 from indexer.knowledge_base import KnowledgeBase
-from mcp_server.tools import render_page_tool
+from indexer.requests import RenderRequest
 from tests.conftest import SIFANG
 
 
@@ -19,8 +19,8 @@ def _mean(image: Image.Image, box: tuple[float, float, float, float]) -> list[fl
     return [float(v) for v in np.asarray(region).reshape(-1, 3).mean(axis=0)]
 
 
-def test_highlight_lands_on_the_quote(samples_index: LoadedIndex) -> None:
-    png, info = render_page_tool(KnowledgeBase(samples_index), SIFANG.name, 5, quote="1,175,301,034.32")
+def test_highlight_lands_on_the_quote(samples_kb: KnowledgeBase) -> None:
+    png, info = samples_kb.render_page(RenderRequest(document=SIFANG.name, page=5, quote="1,175,301,034.32"))
     image = Image.open(io.BytesIO(png))
     assert image.format == "PNG" and (image.width, image.height) == (info.width_px, info.height_px)
     assert info.quote is not None and info.quote.verified

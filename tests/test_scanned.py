@@ -11,9 +11,8 @@ from indexer.ingest.build import build_index
 from indexer.ingest.parse import PdfParser, find_tessdata
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.retrieve import search
-from mcp_server.tools import get_page_tool, list_documents_tool
-from tests.conftest import ROOT, SIFANG, docs_folder
+from indexer.requests import PageRequest
+from tests.conftest import ROOT, SIFANG, docs_folder, hits_for
 
 SCANNED = ROOT / "tests" / "pdfs" / "scanned_tianjian_letter_p1-2.pdf"
 
@@ -42,10 +41,10 @@ def test_an_old_hidden_ocr_layer_is_detected_and_not_indexed(tmp_path: Path, cac
     assert not any(p.unreadable for p in PdfParser().parse(SIFANG))  # a born-digital report is readable
     index = load_index(_build(tmp_path, cache_dir, ocr=False), cache_dir)
     kb = KnowledgeBase(index)
-    doc = next(d for d in list_documents_tool(kb).documents if d.document == SCANNED.name)
+    doc = next(d for d in kb.list_documents().documents if d.document == SCANNED.name)
     assert doc.pages_unreadable == [1, 2] and doc.pages_ocr == []
     assert not [c for c in index.chunks if c.document == SCANNED.name]  # noise stays out of search
-    page = get_page_tool(kb, SCANNED.name, 1)
+    page = kb.get_page(PageRequest(document=SCANNED.name, page=1))
     assert page.unreadable and not page.ocr
 
 
@@ -53,13 +52,13 @@ def test_an_old_hidden_ocr_layer_is_detected_and_not_indexed(tmp_path: Path, cac
 def test_ocr_reads_the_scanned_pages_with_word_boxes(tmp_path: Path, cache_dir: Path) -> None:
     index = load_index(_build(tmp_path, cache_dir, ocr=True), cache_dir)
     kb = KnowledgeBase(index)
-    doc = next(d for d in list_documents_tool(kb).documents if d.document == SCANNED.name)
+    doc = next(d for d in kb.list_documents().documents if d.document == SCANNED.name)
     assert doc.pages_ocr == [1, 2] and doc.pages_unreadable == []
-    page = get_page_tool(kb, SCANNED.name, 1)
+    page = kb.get_page(PageRequest(document=SCANNED.name, page=1))
     assert page.ocr and "Pan-China" in page.text and "菲" in page.text
     assert all(0 <= ln.box.x0 < ln.box.x1 <= page.width and 0 <= ln.box.top < ln.box.bottom <= page.height
                for ln in page.lines)  # fmt: skip
-    hits = search(index, "天健 问询函 菲达环保", top_k=3, documents=SCANNED.name)
+    hits = hits_for(kb, "天健 问询函 菲达环保", top_k=3, documents=SCANNED.name)
     assert hits and hits[0].document == SCANNED.name
     # the born-digital report beside it is not OCR'd
-    assert next(d for d in list_documents_tool(kb).documents if d.document == SIFANG.name).pages_ocr == []
+    assert next(d for d in kb.list_documents().documents if d.document == SIFANG.name).pages_ocr == []

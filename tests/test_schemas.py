@@ -11,24 +11,24 @@ import pytest
 from fastmcp.utilities.json_schema import compress_schema
 from pydantic import BaseModel
 
+from indexer.answers import DocumentList, PageResult, QuoteLocation, SearchResult
 from indexer.core.models import wire
 from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import PageRequest, QuoteRequest
 from indexer.search.request import SearchRequest
 from mcp_server.schemas import output_schema
-from mcp_server.tools import get_page_tool, list_documents_tool, locate_quote_tool, search_reports_tool
-from mcp_server.types import DocumentList, PageResult, QuoteLocation, SearchResult
 from tests.conftest import SIFANG
 
 
 def _results(index: LoadedIndex) -> list[BaseModel]:
     kb = KnowledgeBase(index)
     return [
-        search_reports_tool(kb, SearchRequest(query="营业收入 2019", top_k=5)),
-        search_reports_tool(kb, SearchRequest(query="net revenues", top_k=5)),
-        list_documents_tool(kb),
-        get_page_tool(kb, SIFANG.name, 5),
-        locate_quote_tool(kb, SIFANG.name, 5, "1,175,301,034.32"),
+        kb.search_reports(SearchRequest(query="营业收入 2019", top_k=5)),
+        kb.search_reports(SearchRequest(query="net revenues", top_k=5)),
+        kb.list_documents(),
+        kb.get_page(PageRequest(document=SIFANG.name, page=5)),
+        kb.locate_quote(QuoteRequest(document=SIFANG.name, page=5, quote="1,175,301,034.32")),
     ]
 
 

@@ -1,16 +1,13 @@
 """Search over the four committed samples (default embedder): real pages, real text, real boxes."""
 
-from dataclasses import replace
-
 import pytest
 
 from indexer.core.errors import NotFoundError, QueryError
-from indexer.index.reader import LoadedIndex, get_page
 from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import PageRequest
+from indexer.search.recipe import DEFAULT_RECIPE
 from indexer.search.request import SearchRequest
-from indexer.search.retrieve import DEFAULT_OPTIONS, run_search, search
-from mcp_server.tools import list_documents_tool
-from tests.conftest import BROKER, SAMPLES, SIFANG, text_under
+from tests.conftest import BROKER, SAMPLES, SIFANG, hits_for, text_under
 
 
 def _squash(text: str) -> str:
@@ -20,112 +17,112 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
-def test_english_question_finds_the_revenue_page(samples_index: LoadedIndex) -> None:
-    hits = search(
-        samples_index, "Best Buy Domestic segment revenue comparable sales second quarter fiscal 2024", top_k=5
+def test_english_question_finds_the_revenue_page(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(
+        samples_kb, "Best Buy Domestic segment revenue comparable sales second quarter fiscal 2024", top_k=5
     )
     assert hits and hits[0].document == "BESTBUY_2024Q2_10Q.pdf"
     assert any("comparable sales" in h.content.lower() for h in hits)
 
 
-def test_chinese_question_finds_the_key_figures_page(samples_index: LoadedIndex) -> None:
-    hits = search(samples_index, "四方科技 营业收入 1,175,301,034.32", top_k=5)
+def test_chinese_question_finds_the_key_figures_page(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(samples_kb, "四方科技 营业收入 1,175,301,034.32", top_k=5)
     assert hits[0].document == SIFANG.name
     assert "1,175,301,034.32" in hits[0].content  # printed on p.5 (key figures) and p.11 (MD&A)
     assert 5 in [h.page for h in hits[:3]]
 
 
-def test_words_inside_a_hits_boxes_are_its_text(samples_index: LoadedIndex) -> None:
+def test_words_inside_a_hits_boxes_are_its_text(samples_kb: KnowledgeBase) -> None:
     for query in ("Adjusted Property EBITDAR Las Vegas Strip", "扣除非经常性损益的净利润"):
-        for hit in search(samples_index, query, top_k=3):
+        for hit in hits_for(samples_kb, query, top_k=3):
             under = text_under(SAMPLES / hit.document, hit.page, hit.boxes)
             assert _squash(under) == _squash(hit.content)
 
 
-def test_boxes_lie_inside_the_page(samples_index: LoadedIndex) -> None:
-    for hit in search(samples_index, "revenue", top_k=20):
+def test_boxes_lie_inside_the_page(samples_kb: KnowledgeBase) -> None:
+    for hit in hits_for(samples_kb, "revenue", top_k=20):
         for box in hit.boxes:
             assert box.page == hit.page
             assert 0 <= box.x0 <= box.x1 <= hit.page_width + 0.5
             assert 0 <= box.top <= box.bottom <= hit.page_height + 0.5
 
 
-def test_documents_glob_and_company_filter(samples_index: LoadedIndex) -> None:
-    hits = search(samples_index, "revenue", top_k=10, documents="MGM*")
+def test_documents_glob_and_company_filter(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(samples_kb, "revenue", top_k=10, documents="MGM*")
     assert hits and {h.document for h in hits} == {"MGMRESORTS_2022Q4_EARNINGS.pdf"}
-    hits = search(samples_index, "净利润", top_k=10, company="688556")
+    hits = hits_for(samples_kb, "净利润", top_k=10, company="688556")
     assert hits and {h.document for h in hits} == {"mineru_research_report_688556_高测股份_德邦证券_2022-07-19.pdf"}
-    hits = search(samples_index, "净利润", top_k=10, company="四方科技")
+    hits = hits_for(samples_kb, "净利润", top_k=10, company="四方科技")
     assert hits and {h.document for h in hits} == {SIFANG.name}
 
 
-def test_results_are_capped_by_top_k_and_sorted(samples_index: LoadedIndex) -> None:
-    hits = search(samples_index, "net income", top_k=4)
+def test_results_are_capped_by_top_k_and_sorted(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(samples_kb, "net income", top_k=4)
     assert len(hits) == 4
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
 @pytest.mark.parametrize("query", ["", "   ", "x" * 5000])
-def test_bad_queries_get_clear_errors(samples_index: LoadedIndex, query: str) -> None:
+def test_bad_queries_get_clear_errors(samples_kb: KnowledgeBase, query: str) -> None:
     with pytest.raises(QueryError, match="query"):
-        search(samples_index, query)
+        hits_for(samples_kb, query)
 
 
-def test_filters_that_match_nothing_list_what_exists(samples_index: LoadedIndex) -> None:
+def test_filters_that_match_nothing_list_what_exists(samples_kb: KnowledgeBase) -> None:
     with pytest.raises(QueryError, match=r"BESTBUY_2024Q2_10Q\.pdf"):
-        search(samples_index, "revenue", documents="*2031*")
+        hits_for(samples_kb, "revenue", documents="*2031*")
     with pytest.raises(QueryError, match="companies in the index"):
-        search(samples_index, "revenue", company="Tesla")
+        hits_for(samples_kb, "revenue", company="Tesla")
 
 
-def test_get_page_refuses_unknown_names_and_pages(samples_index: LoadedIndex) -> None:
+def test_get_page_refuses_unknown_names_and_pages(samples_kb: KnowledgeBase) -> None:
     with pytest.raises(NotFoundError, match="valid names are"):
-        get_page(samples_index, "../../etc/passwd", 1)
+        samples_kb.get_page(PageRequest(document="../../etc/passwd", page=1))
     with pytest.raises(NotFoundError, match="pages 1 to 30"):
-        get_page(samples_index, "BESTBUY_2024Q2_10Q.pdf", 31)
+        samples_kb.get_page(PageRequest(document="BESTBUY_2024Q2_10Q.pdf", page=31))
     with pytest.raises(NotFoundError, match="out of range"):
-        get_page(samples_index, "BESTBUY_2024Q2_10Q.pdf", 0)
+        samples_kb.get_page(PageRequest(document="BESTBUY_2024Q2_10Q.pdf", page=0))
 
 
-def test_a_company_named_in_the_question_scopes_the_search(samples_index: LoadedIndex) -> None:
-    hits = search(samples_index, "How did Best Buy's comparable sales change in the quarter?", top_k=8)
+def test_a_company_named_in_the_question_scopes_the_search(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(samples_kb, "How did Best Buy's comparable sales change in the quarter?", top_k=8)
     assert hits and {h.document for h in hits} == {"BESTBUY_2024Q2_10Q.pdf"}
 
 
-def test_english_question_about_a_chinese_report_is_answered(samples_index: LoadedIndex) -> None:
+def test_english_question_about_a_chinese_report_is_answered(samples_kb: KnowledgeBase) -> None:
     """Pinyin alias (Sifang → 四方科技) plus the glossary (operating revenue → 营业收入)."""
-    hits = search(samples_index, "What was Sifang's operating revenue in 2019?", top_k=5)
+    hits = hits_for(samples_kb, "What was Sifang's operating revenue in 2019?", top_k=5)
     assert {h.document for h in hits} == {SIFANG.name}
     assert any("1,175,301,034.32" in h.content for h in hits[:3])
 
 
-def test_year_and_form_filters(samples_index: LoadedIndex) -> None:
-    assert {h.document for h in search(samples_index, "revenue", top_k=10, form="10-Q")} == {"BESTBUY_2024Q2_10Q.pdf"}
-    docs = {h.document for h in search(samples_index, "净利润 revenue", top_k=20, year=2022)}
+def test_year_and_form_filters(samples_kb: KnowledgeBase) -> None:
+    assert {h.document for h in hits_for(samples_kb, "revenue", top_k=10, form="10-Q")} == {"BESTBUY_2024Q2_10Q.pdf"}
+    docs = {h.document for h in hits_for(samples_kb, "净利润 revenue", top_k=20, year=2022)}
     assert docs <= {"MGMRESORTS_2022Q4_EARNINGS.pdf", "mineru_research_report_688556_高测股份_德邦证券_2022-07-19.pdf"}
     with pytest.raises(QueryError, match="forms in the index"):
-        search(samples_index, "revenue", form="20-F")
+        hits_for(samples_kb, "revenue", form="20-F")
 
 
-def test_one_hit_per_page(samples_index: LoadedIndex) -> None:
-    hits = search(samples_index, "revenue net income EBITDAR", top_k=15)
+def test_one_hit_per_page(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(samples_kb, "revenue net income EBITDAR", top_k=15)
     pages = [(h.document, h.page) for h in hits]
     assert len(pages) == len(set(pages))
 
 
-def test_regex_mode_returns_passages_that_match(samples_index: LoadedIndex) -> None:
+def test_regex_mode_returns_passages_that_match(samples_kb: KnowledgeBase) -> None:
     import re
 
-    hits = search(samples_index, r"\$[\d,.]+\s*(?:million|billion)", top_k=5, use_regex=True)
+    hits = hits_for(samples_kb, r"\$[\d,.]+\s*(?:million|billion)", top_k=5, use_regex=True)
     assert hits
     for hit in hits:
         assert re.search(r"\$[\d,.]+\s*(?:million|billion)", hit.content, re.I)
     with pytest.raises(QueryError, match="invalid regular expression"):
-        search(samples_index, "[unclosed", use_regex=True)
+        hits_for(samples_kb, "[unclosed", use_regex=True)
 
 
-def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_index: LoadedIndex) -> None:
-    hit = search(samples_index, "四方科技 营业收入 1,175,301,034.32", top_k=3)[0]
+def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_kb: KnowledgeBase) -> None:
+    hit = hits_for(samples_kb, "四方科技 营业收入 1,175,301,034.32", top_k=3)[0]
     texts = [h.text for h in hit.highlights]
     assert "1,175,301,034.32" in texts and "营业收入" in texts
     assert "收入" not in texts  # the longer term wins, no overlapping boxes
@@ -136,32 +133,32 @@ def test_hits_carry_boxes_of_the_query_terms_and_figures(samples_index: LoadedIn
         assert any(abs(h.box.top - line.top) < 1.5 for line in hit.boxes)  # on the passage's own lines
 
 
-def test_the_recipe_caps_the_highlights(samples_index: LoadedIndex) -> None:
+def test_the_recipe_caps_the_highlights(samples_kb: KnowledgeBase) -> None:
     """A recipe's max_highlights is the cap a search uses (a sweep over it measures what it says)."""
     question = "四方科技 营业收入 1,175,301,034.32"
-    assert len(search(samples_index, question, top_k=1)[0].highlights) >= 2
-    capped = replace(DEFAULT_OPTIONS, recipe=DEFAULT_OPTIONS.recipe.model_copy(update={"max_highlights": 1}))
-    assert len(search(samples_index, question, top_k=1, options=capped)[0].highlights) == 1
+    assert len(hits_for(samples_kb, question, top_k=1)[0].highlights) >= 2
+    capped = DEFAULT_RECIPE.model_copy(update={"max_highlights": 1})
+    assert len(hits_for(samples_kb, question, top_k=1, recipe=capped)[0].highlights) == 1
 
 
-def test_regex_hits_highlight_the_matches(samples_index: LoadedIndex) -> None:
-    hit = search(samples_index, r"\$[\d,.]+\s*billion", top_k=1, use_regex=True)[0]
+def test_regex_hits_highlight_the_matches(samples_kb: KnowledgeBase) -> None:
+    hit = hits_for(samples_kb, r"\$[\d,.]+\s*billion", top_k=1, use_regex=True)[0]
     assert hit.highlights and all("billion" in h.text.lower() or h.text.startswith("$") for h in hit.highlights)
 
 
-def test_broker_filter_and_broker_fields_in_list_documents(samples_index: LoadedIndex) -> None:
-    hits = search(samples_index, "金刚线 产能", top_k=3, broker="德邦")
+def test_broker_filter_and_broker_fields_in_list_documents(samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(samples_kb, "金刚线 产能", top_k=3, broker="德邦")
     assert hits and {h.document for h in hits} == {BROKER.name}
     with pytest.raises(QueryError, match="brokers in the index: 德邦证券"):
-        search(samples_index, "金刚线", broker="中信证券")
-    doc = next(d for d in list_documents_tool(KnowledgeBase(samples_index)).documents if d.document == BROKER.name)
+        hits_for(samples_kb, "金刚线", broker="中信证券")
+    doc = next(d for d in samples_kb.list_documents().documents if d.document == BROKER.name)
     assert (doc.broker, doc.rating, doc.analysts) == ("德邦证券", "增持", ["倪正洋"])
 
 
-def test_the_outcome_names_the_documents_actually_searched(samples_index: LoadedIndex) -> None:
-    named = run_search(samples_index, SearchRequest(query="四方科技 2019年 营业收入", top_k=3))
+def test_the_outcome_names_the_documents_actually_searched(samples_kb: KnowledgeBase) -> None:
+    named = samples_kb.search(SearchRequest(query="四方科技 2019年 营业收入", top_k=3))
     assert named.scope == [SIFANG.name] and {h.document for h in named.hits} == {SIFANG.name}
-    anything = run_search(samples_index, SearchRequest(query="net revenues", top_k=3))
+    anything = samples_kb.search(SearchRequest(query="net revenues", top_k=3))
     assert anything.scope is None and anything.route
-    filtered = run_search(samples_index, SearchRequest(query="revenue", documents="MGM*", top_k=3))
+    filtered = samples_kb.search(SearchRequest(query="revenue", documents="MGM*", top_k=3))
     assert filtered.scope == ["MGMRESORTS_2022Q4_EARNINGS.pdf"]

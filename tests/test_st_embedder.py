@@ -11,8 +11,8 @@ from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
-from indexer.search.retrieve import search
-from tests.conftest import MGM
+from indexer.knowledge_base import KnowledgeBase
+from tests.conftest import MGM, hits_for
 
 if os.environ.get("FILINGS_REQUIRE_ST"):  # `make test-st`: the backend must be there, never skipped
     import sentence_transformers  # noqa: F401
@@ -39,7 +39,7 @@ def test_index_built_with_st_is_searched_with_st(tmp_path: Path, cache_dir: Path
     manifest = read_manifest(tmp_path / "idx")
     assert manifest.embedder is not None and manifest.embedder.id == MODEL and manifest.embedder.dim == 384
     index = load_index(tmp_path / "idx", cache_dir)
-    hits = search(index, "How much stock did MGM buy back in 2022?", top_k=3)
+    hits = hits_for(KnowledgeBase(index), "How much stock did MGM buy back in 2022?", top_k=3)
     assert hits[0].document == MGM.name
     assert any("repurchase" in h.content.lower() or "buyback" in h.content.lower() for h in hits)
 

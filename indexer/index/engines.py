@@ -1,8 +1,9 @@
-"""The storage engines on the write side, one object each: what ranks chunks — BM25 over passages, table rows and
-the passages' CJK bigrams, and the vectors — written to the index folder's own files (:class:`LocalEngine`) or to
-Milvus (:class:`MilvusEngine`), what happens once a version is published, and how a version's vectors are read
-back. A build picks its engine from its settings (:func:`engine_for`), an update from the storage record of the
-version it replaces (:func:`engine_of`); the read side is :mod:`indexer.index.storage`.
+"""The storage engines, one object each: what ranks chunks — BM25 over passages, table rows and the passages' CJK
+bigrams, and the vectors — written to the index folder's own files (:class:`LocalEngine`) or to Milvus
+(:class:`MilvusEngine`), what happens once a version is published, how a version is opened for search (a
+:class:`~indexer.index.storage.Storage`), how its vectors are read back and what verifying it checks beyond the
+files' hashes. A build picks its engine from its settings (:func:`engine_for`); a loaded or updated version from its
+manifest's storage record (:func:`engine_of`).
 
 A storage record (:data:`StorageRecord`) is what a manifest keeps about the engine: None for local files, the
 collections' names for Milvus.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -21,11 +22,12 @@ import numpy as np
 from pydantic import ValidationError
 
 from indexer.core.errors import FilingsError
-from indexer.core.models import DocumentMeta, StoredChunk
+from indexer.core.models import TABLE_ROW, DocumentMeta, StoredChunk
+from indexer.index.chunk_table import ChunkTable
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import MANIFEST, Layout
 from indexer.index.lexical import Bm25Index, Bm25Settings
-from indexer.index.storage import BACKENDS, LOCAL
+from indexer.index.storage import BACKENDS, LOCAL, LocalStorage, Storage
 from indexer.index.store import Manifest, MilvusInfo
 
 logger = logging.getLogger(__name__)
@@ -66,6 +68,23 @@ class Engine(Protocol):
         """The vectors a published version holds, by chunk row."""
         ...
 
+    def open(
+        self,
+        folder: Path,
+        record: StorageRecord,
+        chunks: ChunkTable,
+        tokens_of: Callable[[int], list[str]],
+        with_dense: bool,
+        previous: Storage | None,
+    ) -> Storage:
+        """The version at ``folder`` ready to rank its ``chunks`` (``tokens_of``: a chunk's BM25 tokens; what
+        ``previous``, an earlier version's storage, holds open is reused where it can be)."""
+        ...
+
+    def verify(self, storage: Storage, chunks: ChunkTable, embedded_chunks: int) -> list[tuple[str, str]]:
+        """What is wrong with an opened version beyond its files (whose hashes verify checks): (what, problem)."""
+        ...
+
 
 @dataclass(frozen=True)
 class LocalEngine:
@@ -98,6 +117,20 @@ class LocalEngine:
         dense = DenseIndex.load(folder)
         return dict(zip(dense.rows.tolist(), dense.vectors(), strict=False))
 
+    def open(
+        self,
+        folder: Path,
+        record: StorageRecord,
+        chunks: ChunkTable,
+        tokens_of: Callable[[int], list[str]],
+        with_dense: bool,
+        previous: Storage | None,
+    ) -> Storage:
+        return LocalStorage.load(folder, len(chunks), with_dense)
+
+    def verify(self, storage: Storage, chunks: ChunkTable, embedded_chunks: int) -> list[tuple[str, str]]:
+        return []  # everything is a file of the folder, checked against its hash
+
 
 @dataclass(frozen=True)
 class MilvusEngine:
@@ -117,10 +150,7 @@ class MilvusEngine:
     def write_lexical(
         self, folder: Path, chunks: Sequence[StoredChunk], lexical: LexicalInput, documents: Sequence[DocumentMeta]
     ) -> StorageRecord:
-        words = dict(zip(lexical.passages, lexical.passage_words, strict=True))
-        words |= dict(zip(lexical.table_rows, lexical.row_words, strict=True))
-        bigrams = dict(zip(lexical.passages, lexical.bigrams, strict=True))
-        names = self._writer().write_lexical(chunks, words, bigrams, {meta.document: meta for meta in documents})
+        names = self._writer().write_lexical(chunks, lexical, {meta.document: meta for meta in documents})
         vocabulary = sorted({token for tokens in lexical.passage_words for token in tokens})
         Layout(folder).vocabulary.write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
         return MilvusInfo(uri=self.uri, prefix=self.prefix, **names)
@@ -149,6 +179,44 @@ class MilvusEngine:
 
         assert record is not None
         return read_vectors(connect(record.uri), record.vectors) if record.vectors else {}
+
+    def open(
+        self,
+        folder: Path,
+        record: StorageRecord,
+        chunks: ChunkTable,
+        tokens_of: Callable[[int], list[str]],
+        with_dense: bool,
+        previous: Storage | None,
+    ) -> Storage:
+        """The version's collections, loaded; its vocabulary and which chunks have a vector come from the folder (a
+        client connected to the same place as ``previous``'s is reused)."""
+        from indexer.index.milvus_client import connect
+        from indexer.index.milvus_storage import MilvusStorage
+
+        assert record is not None
+        same = isinstance(previous, MilvusStorage) and previous.info.uri == record.uri
+        client = previous.client if same else connect(record.uri)  # type: ignore[union-attr]
+        layout = Layout(folder)
+        vocabulary = set(json.loads(layout.vocabulary.read_text(encoding="utf-8")))
+        embedded = set(np.load(layout.dense_rows).tolist()) if layout.dense_rows.exists() else set()
+        return MilvusStorage(client, record, chunks, vocabulary, tokens_of, embedded, with_dense).loaded()
+
+    def verify(self, storage: Storage, chunks: ChunkTable, embedded_chunks: int) -> list[tuple[str, str]]:
+        """Each collection holds as many rows as the version has chunks of its kind."""
+        from indexer.index.milvus_storage import MilvusStorage
+
+        assert isinstance(storage, MilvusStorage)
+        table_rows = int(np.count_nonzero(chunks.of_kind(TABLE_ROW)))
+        passages = len(chunks) - table_rows
+        expected = {"passages": passages, "table_rows": table_rows, "bigrams": passages}
+        if storage.info.vectors:
+            expected["vectors"] = embedded_chunks
+        return [
+            (kind, f"Milvus holds {count} rows, the index {expected[kind]}; rebuild it")
+            for kind, count in storage.row_counts().items()
+            if count != expected.get(kind, count)
+        ]
 
 
 def engine_for(backend: str, index_dir: Path, uri: str | None, bm25: Bm25Settings) -> Engine:

@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from indexer.core.models import TABLE_ROW, DocumentMeta, StoredChunk
+from indexer.core.models import DocumentMeta, StoredChunk
 from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_M
+from indexer.index.engines import LexicalInput
 from indexer.index.milvus_storage import ALIASES, ANALYZER, INSERT_BATCH, MAX_TEXT_BYTES, field_text
 from indexer.index.store import MilvusInfo
 
@@ -113,22 +114,17 @@ class MilvusWriter:
         self.client.load_collection(name)
 
     def write_lexical(
-        self,
-        chunks: Sequence[StoredChunk],
-        tokens: dict[int, list[str]],
-        bigrams: dict[int, list[str]],
-        metas: dict[str, DocumentMeta],
+        self, chunks: Sequence[StoredChunk], lexical: LexicalInput, metas: dict[str, DocumentMeta]
     ) -> dict[str, str]:
-        """The passages, table-rows and bigrams collections of ``chunks`` (``tokens``: each row's BM25 tokens;
-        ``bigrams``: each passage's CJK bigrams), by kind."""
+        """The passages, table-rows and bigrams collections of ``chunks`` (each the rows ``lexical`` gives it, with
+        their tokens), by kind."""
         names = {}
-        for kind, wanted, words in (
-            ("passages", False, tokens),
-            ("table_rows", True, tokens),
-            ("bigrams", False, bigrams),
+        for kind, rows, words in (
+            ("passages", lexical.passages, lexical.passage_words),
+            ("table_rows", lexical.table_rows, lexical.row_words),
+            ("bigrams", lexical.passages, lexical.bigrams),
         ):
             name = self._create(kind, with_text=True, dim=None)
-            rows = [row for row, chunk in enumerate(chunks) if (chunk.kind == TABLE_ROW) == wanted]
             self._insert(
                 name,
                 (
@@ -136,10 +132,10 @@ class MilvusWriter:
                         "row": row,
                         "document": chunks[row].document,
                         "section": chunks[row].section or "",
-                        "tokens": field_text(words[row]),
+                        "tokens": field_text(tokens),
                         **_filter_fields(metas.get(chunks[row].document)),
                     }
-                    for row in rows
+                    for row, tokens in zip(rows, words, strict=True)
                 ),
             )
             names[kind] = name

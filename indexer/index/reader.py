@@ -17,8 +17,9 @@ from indexer.core.models import DocumentMeta, Page, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.embed import Embedder, EmbedderError, make_embedder
+from indexer.index.engines import engine_of
 from indexer.index.layout import MANIFEST
-from indexer.index.storage import Storage, load_storage
+from indexer.index.storage import Storage
 from indexer.index.store import (
     Manifest,
     PageLines,
@@ -146,13 +147,13 @@ def _load_version(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
     embedder = _embedder(folder, manifest, previous) if with_embedder else None
-    storage = load_storage(
+    storage = engine_of(manifest.storage).open(
         folder,
-        manifest,
+        manifest.storage,
         chunks,
         lambda row: tokenizer.tokenize(lexical_text(chunks[row])),
-        with_dense=embedder is not None,
-        previous=previous.storage if previous is not None else None,
+        embedder is not None,
+        previous.storage if previous is not None else None,
     )
     documents = {meta.document: meta for meta in manifest.documents}
     for meta in manifest.documents:

@@ -8,19 +8,15 @@ with ``--backend milvus``. Fusion, routing, highlights, quotes, pages and PDFs s
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
-from indexer.index.chunk_table import ChunkTable
 from indexer.index.dense import DenseIndex
 from indexer.index.layout import Layout
 from indexer.index.lexical import Bm25Index
-from indexer.index.store import Manifest
 
 # The storage engines, each named once: the index folder's own files, or Milvus (indexer/index/milvus_storage.py).
 LOCAL, MILVUS = "local", "milvus"
@@ -111,27 +107,3 @@ class LocalStorage:
         if self.dense is None:
             return np.empty(0, dtype=np.int64)
         return self.dense.top_k(vector, depth, allowed)[0]
-
-
-def load_storage(
-    folder: Path,
-    manifest: Manifest,
-    chunks: ChunkTable,
-    tokens_of: Callable[[int], list[str]],
-    with_dense: bool,
-    previous: Storage | None = None,
-) -> Storage:
-    """The storage a version's manifest names: its own files, or its Milvus collections (the client of
-    ``previous``, an earlier version's storage, is kept when it is connected to the same place)."""
-    if manifest.milvus is None:
-        return LocalStorage.load(folder, len(chunks), with_dense)
-    from indexer.index.milvus_client import connect
-    from indexer.index.milvus_storage import MilvusStorage
-
-    info = manifest.milvus
-    client = previous.client if isinstance(previous, MilvusStorage) and previous.info.uri == info.uri else None
-    layout = Layout(folder)
-    vocabulary = set(json.loads(layout.vocabulary.read_text(encoding="utf-8")))
-    embedded = set(np.load(layout.dense_rows).tolist()) if layout.dense_rows.exists() else set()
-    storage = MilvusStorage(client or connect(info.uri), info, chunks, vocabulary, tokens_of, embedded, with_dense)
-    return storage.loaded()

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 from pydantic import BaseModel, Field
 
 from indexer.core.errors import FilingsError
-from indexer.core.models import TABLE_ROW
+from indexer.index.engines import engine_of
 from indexer.index.layout import MANIFEST
-from indexer.index.milvus_storage import MilvusStorage
 from indexer.index.reader import load_index
 from indexer.index.store import index_files, read_manifest, read_pages, sha256_file
 
@@ -62,17 +60,9 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
         for meta in index.documents.values():
             if len(read_pages(folder, meta)) != meta.pages:
                 report.problems.append(Finding(path=meta.document, problem="page count differs from the manifest"))
-        if isinstance(index.storage, MilvusStorage):
-            table_rows = int(np.count_nonzero(index.chunks.of_kind(TABLE_ROW)))
-            passages = len(index.chunks) - table_rows
-            rows = {"passages": passages, "table_rows": table_rows, "bigrams": passages}
-            if manifest.milvus is not None and manifest.milvus.vectors:
-                rows["vectors"] = manifest.embedded_chunks
-            for kind, count in index.storage.row_counts().items():
-                if count != rows.get(kind, count):
-                    report.problems.append(
-                        Finding(path=kind, problem=f"Milvus holds {count} rows, the index {rows[kind]}; rebuild it")
-                    )
+        engine = engine_of(manifest.storage)
+        for what, problem in engine.verify(index.storage, index.chunks, manifest.embedded_chunks):
+            report.problems.append(Finding(path=what, problem=problem))
     except FilingsError as exc:
         report.problems.append(Finding(path="", problem=str(exc)))
     return report

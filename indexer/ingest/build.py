@@ -129,9 +129,9 @@ def embedder_for(settings: BuildSettings) -> Embedder | None:
 
 
 def _closed(embedder: Embedder | None) -> None:
-    """Stop the Ray actors of a build's embedder, if it has any."""
-    if (close := getattr(embedder, "close", None)) is not None:
-        close()
+    """Give back what the build's embedder holds (a Ray embedder's actors)."""
+    if embedder is not None:
+        embedder.close()
 
 
 def as_the_index_was_built(settings: BuildSettings) -> BuildSettings:

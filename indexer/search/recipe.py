@@ -1,15 +1,30 @@
-"""Every knob of the search recipe in one settings object. `search_reports` runs :data:`DEFAULT_RECIPE`;
+"""Every knob of the search recipe in one settings object: which retrievers and stages run, and their weights and
+depths. `search_reports` runs :data:`DEFAULT_RECIPE`; eval's baselines switch stages off (:data:`PLAIN_RECIPE`);
 `filings-index eval` records the recipe it ran with its results, so a sweep over these values is reproducible."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from indexer.core.models import BODY, BOILERPLATE, CONTENTS
 
+Retriever = Literal["bm25", "dense"]
+# The kinds of question search/routing.py tells apart, each with its row of `routes`.
+QuestionKind = Literal["numeric", "ranking", "period", "cross_document", "causal", "forecast", "anomaly", "general"]
+
 
 class Recipe(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+    retrievers: tuple[Retriever, ...] = Field(default=("bm25", "dense"), description="the ranked lists that run")
+    expand: bool = Field(default=True, description="keyword, translated and period variants of the query")
+    routing: bool = Field(default=True, description="the kind of question sets the weights and the recall depth")
+    document_focus: bool = Field(default=True, description="a company, year or form named in the query narrows it")
+    sections: bool = Field(default=True, description="sections the question points at are boosted and routed to")
+    highlights: bool = Field(default=True, description="boxes of the query's terms in each hit")
+    per_page: int = Field(default=1, description="chunks of one page in the results at most (0: no limit)")
 
     recall_factor: int = Field(default=10, description="depth of each ranked list before fusion, × the hits asked for")
     min_recall: int = Field(default=50, description="… and at least this deep")
@@ -23,7 +38,7 @@ class Recipe(BaseModel):
     expansion_weight: float = Field(
         default=0.6, description="weight of the keyword and translated variants of a query (the query itself: 1)"
     )
-    routes: dict[str, tuple[float, float, float]] = Field(
+    routes: dict[QuestionKind, tuple[float, float, float]] = Field(
         default={
             "numeric": (0.7, 0.15, 1.0),
             "ranking": (0.7, 0.15, 1.0),
@@ -60,7 +75,7 @@ class Recipe(BaseModel):
         "index, phrases cut from the Chinese pages found in the top 5: 183/200 without it, 189 at 0.5, 190 at 1.0; "
         "Chinese MRR 0.632 / 0.654 / 0.663; English unchanged",
     )
-    table_row_questions: tuple[str, ...] = Field(
+    table_row_questions: tuple[QuestionKind, ...] = Field(
         default=("numeric", "period", "ranking"),
         description="kinds of question whose table rows vote (the others only show a hit's best row)",
     )
@@ -88,3 +103,4 @@ class Recipe(BaseModel):
 
 
 DEFAULT_RECIPE = Recipe()
+PLAIN_RECIPE = Recipe(expand=False, routing=False, document_focus=False, sections=False, highlights=False)

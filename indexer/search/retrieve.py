@@ -38,7 +38,7 @@ from indexer.search.routed_lists import (
     routed_lists,
     without_names,
 )
-from indexer.search.routing import Route, route
+from indexer.search.routing import Route, RouteKind, route
 from indexer.search.selection import adjusted, best_ranks, select
 from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
@@ -93,24 +93,6 @@ class Hit(BaseModel):
         return self.source.page
 
 
-@dataclass(frozen=True)
-class SearchOptions:
-    """Knobs of the recipe; the defaults are what `search_reports` uses. Eval switches them for baselines."""
-
-    retrievers: tuple[str, ...] = ("bm25", "dense")
-    per_page: int = 1  # at most this many chunks of one page in the results (0: no limit)
-    expand: bool = True
-    routing: bool = True
-    document_focus: bool = True
-    sections: bool = True
-    highlights: bool = True
-    recipe: Recipe = DEFAULT_RECIPE
-
-
-DEFAULT_OPTIONS = SearchOptions()
-PLAIN_OPTIONS = SearchOptions(expand=False, routing=False, document_focus=False, sections=False, highlights=False)
-
-
 def check_query(query: str) -> str:
     text = " ".join(query.split())
     if not text:
@@ -124,11 +106,9 @@ def check_query(query: str) -> str:
     return text
 
 
-def _scope(
-    index: LoadedIndex, text: str, filters: Filters, options: SearchOptions
-) -> tuple[list[str] | None, DocumentFocus]:
+def _scope(index: LoadedIndex, text: str, filters: Filters, recipe: Recipe) -> tuple[list[str] | None, DocumentFocus]:
     explicit = filter_documents(index, filters)
-    if not options.document_focus:
+    if not recipe.document_focus:
         return explicit, DocumentFocus(None, frozenset(), False)
     candidates = [index.documents[n] for n in (explicit if explicit is not None else index.documents)]
     found = focus(candidates, text)
@@ -164,7 +144,7 @@ def _ranked_lists(
     weights: Route,
     depth: int,
     allowed: np.ndarray | None,
-    options: SearchOptions,
+    recipe: Recipe,
     best_rows: dict[tuple[str, int], dict[int, int]],
     names: set[str],
     scoped_names: set[str],
@@ -173,14 +153,13 @@ def _ranked_lists(
     within their own filings a company's name tells no page from another (it is printed on every page, and rare
     in the corpus, so BM25 would rank the pages that repeat it most), so BM25 leaves them out."""
     lists: list[RankedList] = []
-    recipe = options.recipe
     storage = index.storage
-    embedder = index.embedder if storage.dense_search and "dense" in options.retrievers else None
+    embedder = index.embedder if storage.dense_search and "dense" in recipe.retrievers else None
     searchable = False
     for variant in variants:
         tokens = without_names(content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer), scoped_names)
         searchable = searchable or bool(tokens)
-        if "bm25" in options.retrievers and tokens and variant.reason in BM25_VARIANTS:
+        if "bm25" in recipe.retrievers and tokens and variant.reason in BM25_VARIANTS:
             rows = storage.passages(tokens, depth, allowed)
             lists.append(RankedList("bm25", rows.tolist(), weights.bm25_weight * variant.weight, detail=variant.reason))
             table_rows = storage.table_rows(tokens, depth, allowed)
@@ -195,7 +174,7 @@ def _ranked_lists(
                     table_rows = storage.table_rows(content, depth, allowed)
                 remember_rows(index, (table_rows if table_rows is not None else rows[:0]).tolist(), best_rows,
                            recipe.row_candidates)  # fmt: skip
-    if "bm25" in options.retrievers and recipe.bigram_weight > 0:
+    if "bm25" in recipe.retrievers and recipe.bigram_weight > 0:
         pairs = bigrams_without_names(index.tokenizer, variants[0].text, scoped_names)
         if pairs:
             rows = storage.bigrams(pairs, depth, allowed)
@@ -228,11 +207,11 @@ class SearchOutcome:
 
     hits: list[Hit]
     scope: list[str] | None
-    route: str
+    route: RouteKind
     note: str | None = None  # when the index may not hold the answer (see search/absence.py)
 
 
-def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOptions = DEFAULT_OPTIONS) -> SearchOutcome:
+def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFAULT_RECIPE) -> SearchOutcome:
     """Hybrid search with the full recipe; best first, at most ``request.top_k`` hits (one per page by default).
 
     With ``use_regex`` the query is a case-insensitive regular expression matched against the passages of the
@@ -240,40 +219,39 @@ def run_search(index: LoadedIndex, request: SearchRequest, options: SearchOption
     """
     filters, top_k = request.filters, request.top_k
     if request.use_regex:
-        return regex_search(index, request.query, top_k, filters, options)
+        return regex_search(index, request.query, top_k, filters, recipe)
     text = strip_instructions(check_query(request.query))
-    scope, found = _scope(index, text, filters, options)
+    scope, found = _scope(index, text, filters, recipe)
     allowed = allowed_rows(index, scope)
-    recipe = options.recipe
-    plan = route(text, recipe) if options.routing else Route("plain", 1.0, 1.0, 1.0)
+    plan = route(text, recipe) if recipe.routing else Route("plain", 1.0, 1.0, 1.0)
     in_scope = len(scope) if scope is not None else len(index.documents)
     spread = max(1, min(in_scope, recipe.depth_per_document))
     depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor * spread)
-    variants = expand(text, recipe.expansion_weight) if options.expand else [Variant(text, 1.0, "original")]
+    variants = expand(text, recipe.expansion_weight) if recipe.expand else [Variant(text, 1.0, "original")]
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     best_rows: dict[tuple[str, int], dict[int, int]] = {}
     names = name_tokens(index, scope)
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
-    lists = _ranked_lists(index, variants, plan, depth, allowed, options, best_rows, names, scoped_names)
+    lists = _ranked_lists(index, variants, plan, depth, allowed, recipe, best_rows, names, scoped_names)
     tokenizer = index.tokenizer
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
-    sections = question_sections(text) if options.sections else ()
-    if "bm25" in options.retrievers:
+    sections = question_sections(text) if recipe.sections else ()
+    if "bm25" in recipe.retrievers:
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
     rescored = [(adjusted(index.chunks, row, score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(rescored, key=lambda item: -item[0])
     best_rank = best_ranks(lists)
     hits = []
-    selected = select(index, scored, top_k, options.per_page, plan)
+    selected = select(index, scored, top_k, recipe.per_page, plan)
     for score, row in selected:
         chunk = index.chunks[row]
         evidence = matching_row(index, best_rows.get((chunk.document, chunk.page)), wanted)
         hits.append(_hit(index, row, score, best_rank["bm25"].get(row), best_rank["dense"].get(row), evidence))
-    if options.highlights:
+    if recipe.highlights:
         budget = Budget(REQUEST_BUDGET_S, "highlighting the query's terms took too long; search with fewer terms")
         hits = _with_highlights(index, hits, query_patterns(text, index.tokenizer), budget, recipe.max_highlights)
     rows = [row for _, row in selected]
@@ -288,7 +266,7 @@ def _with_absence(
     names: set[str],
     hits: list[Hit],
     rows: list[int],
-    kind: str,
+    kind: RouteKind,
 ) -> SearchOutcome:
     """The outcome, with the note on what the searched filings do not hold and the hits that lack it marked weak."""
     searched = [index.documents[n] for n in (scope if scope is not None else index.documents)]
@@ -305,27 +283,6 @@ def _with_absence(
     )
     hits = [hit.model_copy(update={"weak": True}) if i in found_absent.weak else hit for i, hit in enumerate(hits)]
     return SearchOutcome(hits, scope, kind, found_absent.note)
-
-
-def search(
-    index: LoadedIndex,
-    query: str,
-    top_k: int = 5,
-    documents: str | None = None,
-    company: str | None = None,
-    *,
-    year: int | None = None,
-    form: str | None = None,
-    broker: str | None = None,
-    use_regex: bool = False,
-    options: SearchOptions = DEFAULT_OPTIONS,
-) -> list[Hit]:
-    """The hits of :func:`run_search` for a request given as arguments (trusted callers: tests, benchmarks)."""
-    request = SearchRequest.model_construct(
-        query=query, top_k=top_k, documents=documents, company=company, year=year, form=form, broker=broker,
-        use_regex=use_regex,
-    )  # fmt: skip
-    return run_search(index, request, options).hits
 
 
 def _with_highlights(
@@ -364,9 +321,7 @@ def _hit(
     )
 
 
-def regex_search(
-    index: LoadedIndex, pattern: str, top_k: int, filters: Filters, options: SearchOptions
-) -> SearchOutcome:
+def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters, recipe: Recipe) -> SearchOutcome:
     scope = filter_documents(index, filters)
     allowed = allowed_rows(index, scope)
     passage = ~index.chunks.of_kind(TABLE_ROW)  # a row's line is in its passage
@@ -375,7 +330,7 @@ def regex_search(
     matches = regex_matches(pattern, rows.tolist(), index.chunks.text, budget)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
-    hits = [_hit(index, row, score) for score, row in select(index, scored, top_k, options.per_page, plain)]
-    if options.highlights:
-        hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget, options.recipe.max_highlights)
+    hits = [_hit(index, row, score) for score, row in select(index, scored, top_k, recipe.per_page, plain)]
+    if recipe.highlights:
+        hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget, recipe.max_highlights)
     return SearchOutcome(hits, scope, plain.kind)

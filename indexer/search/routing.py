@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from indexer.core.text import CJK
-from indexer.search.recipe import DEFAULT_RECIPE, Recipe
+from indexer.search.recipe import DEFAULT_RECIPE, QuestionKind, Recipe
+
+RouteKind = QuestionKind | Literal["plain", "regex"]  # plain: routing switched off (eval's baselines); regex: a pattern
 
 # A figure, not a year: thousands separators, decimals, a percent sign, or five digits and more.
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?\s*%|\d{5,}")
 
 # (kind, pattern) in order of precedence: the first that matches decides.
-_RULES: list[tuple[str, re.Pattern[str]]] = [
+_RULES: list[tuple[QuestionKind, re.Pattern[str]]] = [
     (
         "cross_document",
         re.compile(
@@ -75,7 +78,7 @@ _RULES: list[tuple[str, re.Pattern[str]]] = [
 
 @dataclass(frozen=True)
 class Route:
-    kind: str
+    kind: RouteKind
     bm25_weight: float
     dense_weight: float
     recall_factor: float
@@ -89,7 +92,7 @@ class Route:
         return self.kind == "anomaly"
 
 
-def classify(query: str) -> str:
+def classify(query: str) -> QuestionKind:
     for kind, pattern in _RULES:
         if pattern.search(query):
             return kind

@@ -1,9 +1,9 @@
 """Page-level retrieval evaluation: hit@k, recall@k and MRR, shared and filtered, with baselines.
 
 Reads JSONL questions ``{"id", "question", "document", "pages": [1-based], "lang", "kind", ...}``. The system
-under test is ``run_search()`` with its defaults, i.e. exactly what the ``search_reports`` tool runs; the baselines
-run on the same index and chunks: BM25 alone, dense alone, and the seed article's page search (a page's score is
-the number of whitespace-separated query words its lower-cased text contains).
+under test is ``KnowledgeBase.search`` with the default recipe, i.e. exactly what the ``search_reports`` tool runs;
+the baselines run on the same index and chunks: BM25 alone, dense alone, and the seed article's page search (a
+page's score is the number of whitespace-separated query words its lower-cased text contains).
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from indexer.core.errors import FilingsError
-from indexer.index.reader import LoadedIndex, get_page
-from indexer.search.recipe import Recipe
+from indexer.knowledge_base import KnowledgeBase
+from indexer.search.recipe import DEFAULT_RECIPE, PLAIN_RECIPE, Recipe
 from indexer.search.request import SearchRequest
-from indexer.search.retrieve import DEFAULT_OPTIONS, PLAIN_OPTIONS, SearchOptions, run_search
 
 logger = logging.getLogger(__name__)
 
@@ -31,8 +30,8 @@ DEFAULT_KS = (1, 5, 10)
 SYSTEMS = ("hybrid", "bm25", "dense", "seed-pages")
 # Baselines run the same search code with the recipe switched off and one retriever.
 BASELINES = {
-    "bm25": SearchOptions(**{**PLAIN_OPTIONS.__dict__, "retrievers": ("bm25",)}),
-    "dense": SearchOptions(**{**PLAIN_OPTIONS.__dict__, "retrievers": ("dense",)}),
+    "bm25": PLAIN_RECIPE.model_copy(update={"retrievers": ("bm25",)}),
+    "dense": PLAIN_RECIPE.model_copy(update={"retrievers": ("dense",)}),
 }
 MODES = ("shared", "filtered")
 Ranked = list[tuple[str, int]]
@@ -97,24 +96,23 @@ def page_metrics(ranked: Ranked, document: str, pages: Iterable[int], ks: tuple[
 
 
 class Evaluator:
-    def __init__(
-        self, index: LoadedIndex, ks: tuple[int, ...] = DEFAULT_KS, options: SearchOptions = DEFAULT_OPTIONS
-    ) -> None:
-        self.index = index
+    def __init__(self, kb: KnowledgeBase, ks: tuple[int, ...] = DEFAULT_KS, recipe: Recipe = DEFAULT_RECIPE) -> None:
+        self.kb = kb
         self.ks = ks
-        self.options = options  # the hybrid system's recipe (the baselines keep theirs)
+        self.recipe = recipe  # the hybrid system's recipe (the baselines keep theirs)
         self.depth = max(ks)
-        self._by_basename = {Path(name).name: name for name in index.documents}
+        self._names = {meta.document: meta.pages for meta in kb.documents()}
+        self._by_basename = {Path(name).name: name for name in self._names}
         self._page_texts: dict[str, list[str]] | None = None
 
     def resolve(self, document: str) -> str | None:
-        return document if document in self.index.documents else self._by_basename.get(Path(document).name)
+        return document if document in self._names else self._by_basename.get(Path(document).name)
 
     def _pages(self) -> dict[str, list[str]]:
         if self._page_texts is None:
             self._page_texts = {
-                name: [get_page(self.index, name, n).text.lower() for n in range(1, meta.pages + 1)]
-                for name, meta in self.index.documents.items()
+                name: [self.kb.page(name, n).text.lower() for n in range(1, pages + 1)]
+                for name, pages in self._names.items()
             }
         return self._page_texts
 
@@ -135,10 +133,10 @@ class Evaluator:
         """The pages ``system`` ranks for ``query`` and whether the result says the index may not hold the answer."""
         if system == "seed-pages":
             return self.seed_page_search(query, only), False
-        options = BASELINES.get(system, self.options)
+        recipe = BASELINES.get(system, self.recipe)
         documents = glob.escape(only) if only is not None else None
         request = SearchRequest(query=query, top_k=self.depth, documents=documents)
-        outcome = run_search(self.index, request, options)
+        outcome = self.kb.search(request, recipe)
         return [(hit.document, hit.page) for hit in outcome.hits], outcome.note is not None
 
     def evaluate(
@@ -148,7 +146,7 @@ class Evaluator:
         modes: tuple[str, ...] = MODES,
         progress: Callable[[int], None] | None = None,
     ) -> dict[str, object]:
-        if not self.index.storage.dense_search:
+        if not self.kb.dense_search:
             systems = tuple(s for s in systems if s != "dense")
         groups: dict[tuple[str, str, str], Scores] = defaultdict(Scores)
         per_question: list[dict[str, object]] = []
@@ -180,8 +178,8 @@ class Evaluator:
                 progress(1)
         return {
             "questions": len(questions),
-            "recipe": self.options.recipe.model_dump(mode="json"),  # what was measured: every knob's value
-            "recipe_id": recipe_id(self.options.recipe),
+            "recipe": self.recipe.model_dump(mode="json"),  # what was measured: every knob's value
+            "recipe_id": recipe_id(self.recipe),
             "missing_documents": missing,
             "ks": list(self.ks),
             "results": [

@@ -1,5 +1,6 @@
-"""The tools' results: envelopes around the records the indexer defines (each shape is defined once, in
-``indexer``; :func:`indexer.core.models.wire` writes them under their published names)."""
+"""The tools' results, as :class:`~indexer.knowledge_base.KnowledgeBase` returns them: envelopes around the records
+the stages define (each shape is defined once; :func:`indexer.core.models.wire` writes them under their published
+names). The server renders each one (mcp_server/renderings.py); nothing here knows of MCP."""
 
 from __future__ import annotations
 
