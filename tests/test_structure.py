@@ -143,3 +143,20 @@ def test_the_storage_engine_is_chosen_inside_the_index_stage() -> None:
                 if "milvus" in node.module or any(n.startswith("Milvus") for n in named):
                     found.append(f"{name}:{node.lineno} from {node.module} import {', '.join(named)}")
     assert found == []
+
+
+def test_callers_go_through_the_knowledge_base() -> None:
+    """The server, the CLI, eval, tests and benchmarks search through KnowledgeBase (its search or the tool
+    methods): only it runs the search stage's entry point, and no caller reads its loaded index."""
+    found = []
+    for folder in ("indexer", "mcp_server", "tests", "bench", "scripts"):
+        for path in (ROOT / folder).rglob("*.py"):
+            name = path.relative_to(ROOT).as_posix()
+            if name in ("indexer/knowledge_base.py", "indexer/search/retrieve.py"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom) and any(a.name == "run_search" for a in node.names):
+                    found.append(f"{name}:{node.lineno} imports run_search")
+                if isinstance(node, ast.Attribute) and node.attr == "_index" and ast.unparse(node.value) != "self":
+                    found.append(f"{name}:{node.lineno} reads ._index")
+    assert found == []
