@@ -89,3 +89,20 @@ def test_every_tool_and_server_option_is_documented() -> None:
     ).stdout
     options = set(re.findall(r"(--[a-z][a-z-]+)", server_help)) - {"--help"}
     assert sorted(o for o in options if f"`{o}" not in docs) == []
+
+
+_MS = re.compile(r"(\d[\d,]*(?:\.\d+)?) ms\b")
+
+
+def test_every_millisecond_figure_in_the_docs_is_one_a_benchmark_printed() -> None:
+    """A latency quoted in the README or docs/ is one that `make bench` or `make bench-scale` wrote into
+    BENCHMARKS.md (a figure from elsewhere goes stale unseen)."""
+    printed = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    quoted = {(page.name, figure) for page in pages for figure in _MS.findall(page.read_text(encoding="utf-8"))}
+    assert quoted, "no latency quoted anywhere: the check would pass on nothing"
+
+    def printed_there(figure: str) -> bool:  # the same number, not a longer one that contains it
+        return re.search(rf"(?<![\d.,]){re.escape(figure)}(?!\d|[.,]\d)", printed) is not None
+
+    assert sorted((name, figure) for name, figure in quoted if not printed_there(figure)) == []
