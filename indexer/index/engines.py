@@ -195,8 +195,10 @@ class MilvusEngine:
         from indexer.index.milvus_storage import MilvusStorage
 
         assert record is not None
-        same = isinstance(previous, MilvusStorage) and previous.info.uri == record.uri
-        client = previous.client if same else connect(record.uri)  # type: ignore[union-attr]
+        if isinstance(previous, MilvusStorage) and previous.info.uri == record.uri:
+            client = previous.client
+        else:
+            client = connect(record.uri)
         layout = Layout(folder)
         vocabulary = set(json.loads(layout.vocabulary.read_text(encoding="utf-8")))
         embedded = set(np.load(layout.dense_rows).tolist()) if layout.dense_rows.exists() else set()
