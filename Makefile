@@ -91,7 +91,8 @@ bench: $(CORE)
 	$(if $(CORPUS),,$(BIN)/python bench/rows_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/rows.json)
 	$(if $(CORPUS),,$(BIN)/python bench/dev_server.py --index $(BENCH_OUT)/dev-lexical --vectors-from $(BENCH_IDX) \
 		--out $(BENCH_OUT)/dev-vectors --json $(BENCH_OUT)/dev_server.json)
-	$(BIN)/python bench/report.py $(BENCH_OUT) > BENCHMARKS.md
+	$(BIN)/python bench/report.py $(BENCH_OUT) > $(BENCH_OUT)/BENCHMARKS.md  # it reads the current one first
+	mv $(BENCH_OUT)/BENCHMARKS.md BENCHMARKS.md
 
 clean:
 	rm -rf $(VENV) $(INDEX) $(CLIENTS) data/.index.* .pytest_cache .mypy_cache .ruff_cache

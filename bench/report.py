@@ -1,7 +1,10 @@
 """Write BENCHMARKS.md from what `make bench` collects (bench.py, dense_recall.py, profile_search.py,
 answer_sizes.py, and on the dev corpus outline_eval.py, financials_eval.py, rows_eval.py and metadata_eval.py).
 
-python bench/report.py BENCH_OUT_DIR > BENCHMARKS.md
+python bench/report.py BENCH_OUT_DIR > NEW.md
+
+It reads the current BENCHMARKS.md for the section `make bench-scale` wrote, so its output goes elsewhere first and
+is moved over (as `make bench` does): redirected into BENCHMARKS.md it would read an emptied file.
 """
 
 from __future__ import annotations
