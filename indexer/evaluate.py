@@ -101,18 +101,18 @@ class Evaluator:
         self.ks = ks
         self.recipe = recipe  # the hybrid system's recipe (the baselines keep theirs)
         self.depth = max(ks)
-        self._names = {meta.document: meta.pages for meta in kb.documents()}
-        self._by_basename = {Path(name).name: name for name in self._names}
+        self._page_counts = {meta.document: meta.pages for meta in kb.documents()}
+        self._by_basename = {Path(name).name: name for name in self._page_counts}
         self._page_texts: dict[str, list[str]] | None = None
 
     def resolve(self, document: str) -> str | None:
-        return document if document in self._names else self._by_basename.get(Path(document).name)
+        return document if document in self._page_counts else self._by_basename.get(Path(document).name)
 
     def _pages(self) -> dict[str, list[str]]:
         if self._page_texts is None:
             self._page_texts = {
                 name: [self.kb.page(name, n).text.lower() for n in range(1, pages + 1)]
-                for name, pages in self._names.items()
+                for name, pages in self._page_counts.items()
             }
         return self._page_texts
 
