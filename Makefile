@@ -87,6 +87,7 @@ bench: $(CORE)
 	$(if $(CORPUS),,$(BIN)/filings-index build $(DEV_SET) --index $(BENCH_OUT)/dev-lexical --embedder none)
 	$(if $(CORPUS),,$(BIN)/python bench/outline_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/outline.json)
 	$(if $(CORPUS),,$(BIN)/python bench/financials_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/facts.json)
+	$(if $(CORPUS),,$(BIN)/python bench/units_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/units.json)
 	$(if $(CORPUS),,$(BIN)/python bench/metadata_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/metadata.json)
 	$(if $(CORPUS),,$(BIN)/python bench/rows_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/rows.json)
 	$(if $(CORPUS),,$(BIN)/python bench/dev_server.py --index $(BENCH_OUT)/dev-lexical --vectors-from $(BENCH_IDX) \

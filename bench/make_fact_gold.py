@@ -103,7 +103,9 @@ _NUMBER = re.compile(r"^\(?-?\$?\(?\d{1,3}(?:,\d{3})*(?:\.\d+)?\)?$|^—$|^-$")
 _HEADER = re.compile(r"(?:19|20)\d\d|本期|上期|期末|期初|本年|上年|^notes?$|附注", re.I)
 _NOTE = re.compile(r"^notes?$|附注", re.I)
 _SCALE = re.compile(
-    r"in (thousands|millions|billions)|单位\s*[:：]\s*(千元|万元|百万元|元)|[$£€]\s*[’'](000)|(millions) of yen", re.I
+    r"in (thousands|millions|billions)|单位\s*[:：]\s*(千元|万元|百万元|元)|[$£€]\s*[’'](000)|[$£€]\s*[’'](m)\b|"
+    r"(millions) of yen",
+    re.I,
 )
 _PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
 
@@ -193,7 +195,7 @@ def _clean_label(label: str) -> str:
 
 def _scale_name(found: re.Match[str] | None) -> str:
     word = next((g for g in found.groups() if g), "").lower() if found else ""
-    return {"000": "thousands"}.get(word, word)
+    return {"000": "thousands", "m": "millions"}.get(word, word)
 
 
 def main() -> int:

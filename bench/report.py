@@ -21,6 +21,7 @@ import metadata_eval
 import outline_eval
 import rows_eval
 import scale_report
+import units_eval
 
 MIDDLE, LARGE = "20000", "200000"
 
@@ -292,8 +293,8 @@ def main() -> int:
         "",
         "Written by `make bench` (`bench/bench.py`, `bench/synthetic.py`, `bench/http_load.py`, "
         "`bench/dense_recall.py`, `bench/profile_search.py`, `bench/answer_sizes.py`, `bench/outline_eval.py`, "
-        "`bench/financials_eval.py`, `bench/rows_eval.py`, `bench/metadata_eval.py`, `bench/dev_server.py`, "
-        "`bench/report.py`); every figure is wall-clock on the "
+        "`bench/financials_eval.py`, `bench/units_eval.py`, `bench/rows_eval.py`, `bench/metadata_eval.py`, "
+        "`bench/dev_server.py`, `bench/report.py`); every figure is wall-clock on the "
         "machine below. Reproduce with `make bench CORPUS=DIR [BENCH_INDEX=DIR]`.",
         "",
         f"- machine: {bench.get('machine', 'unknown')}",
@@ -307,6 +308,7 @@ def main() -> int:
         *answer_sizes.markdown(_load(out / "answers.json")),
         *(outline_eval.markdown(sections) if (sections := _load(out / "outline.json")) else []),
         *(financials_eval.markdown(facts) if (facts := _load(out / "facts.json")) else []),
+        *(units_eval.markdown(units) if (units := _load(out / "units.json")) else []),
         *(rows_eval.markdown(rows) if (rows := _load(out / "rows.json")) else []),
         *(metadata_eval.markdown(meta) if (meta := _load(out / "metadata.json")) else []),
         *dev_server.markdown(_load(out / "dev_server.json")),

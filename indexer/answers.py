@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field, computed_field
 from indexer.core.models import Box, DocumentMeta, Page
 from indexer.evidence.claim_checks import ClaimCheck
 from indexer.evidence.financials import FinancialRow
+from indexer.evidence.identities import Identity
 from indexer.evidence.outline import Section
 from indexer.evidence.quotes import Located
 from indexer.search.retrieve import Hit
@@ -94,9 +95,10 @@ class FinancialsHead(BaseModel):
 
 
 class Financials(FinancialsHead):
-    """Statement figures as data, each with its page and boxes."""
+    """Statement figures as data, each with its page and boxes, and the identities their statements print."""
 
     rows: list[FinancialRow]
+    identities: list[Identity] = Field(default_factory=list, description="totals, balance and cash roll-forward")
 
 
 class ClaimChecks(BaseModel):

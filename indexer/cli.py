@@ -212,7 +212,7 @@ def _cmd_financials(args: argparse.Namespace, cache_dir: Path) -> int:
         print(json.dumps([wire(row) for row in rows], ensure_ascii=False, indent=2))
         return EXIT_OK
     for row in rows:
-        checks = "" if row.verified else " UNVERIFIED"
+        checks = "" if row.verified else f" UNVERIFIED ({'; '.join(row.missing)})"
         checks += "" if row.xbrl_agrees is None else " xbrl=agrees" if row.xbrl_agrees else " xbrl=DIFFERS"
         print(
             f"p.{row.page} {row.statement} | {row.label[:60]} [{row.concept or '-'}] | {row.period[:40]} "

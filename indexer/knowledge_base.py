@@ -28,6 +28,7 @@ from indexer.core.models import DocumentMeta, Page, Table
 from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import FinancialRow, select_rows
+from indexer.evidence.identities import Identity
 from indexer.evidence.outline import Section, outline
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
@@ -200,7 +201,9 @@ class KnowledgeBase:
             raise QueryError(
                 "pass document (a file name from list_documents) or company (a name, ticker or stock code)"
             )
-        return financials_answer(*self.financials(request), limit=request.limit)
+        outcome = self.financials(request)
+        identities = [found for name in outcome.documents for found in self.identities(name)]
+        return financials_answer(*outcome, limit=request.limit, identities=identities)
 
     # The readers beneath the tools.
 
@@ -260,6 +263,10 @@ class KnowledgeBase:
     def financial_rows(self, document: str) -> list[FinancialRow]:
         """Every figure of the document's primary statements and key-data tables (computed once per version)."""
         return self._statements.rows(document)
+
+    def identities(self, document: str) -> list[Identity]:
+        """The identities the document's statements print (totals, assets = L + E, cash), checked."""
+        return self._statements.identities(document)
 
     def financials(self, request: FinancialsRequest) -> FinancialsOutcome:
         """Statement rows of one document, or of the documents of a company (those that can print the fiscal

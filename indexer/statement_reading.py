@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 from indexer.answers import Financials
 from indexer.core.models import DocumentMeta, Page, Table
+from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.financials import (
     STATEMENT_OF_KEY,
     FinancialRow,
@@ -17,6 +19,7 @@ from indexer.evidence.financials import (
     statement_tables,
     table_rows,
 )
+from indexer.evidence.identities import Identity, name_bare_totals, page_identities, statement_identities
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.statement_content import likely_pages
@@ -44,6 +47,7 @@ class StatementReader:
         self._folder, self._facts = folder, facts
         self._meta_of, self._page_of, self._tables_of, self._outline_of = meta_of, page_of, tables_of, outline_of
         self._rows: dict[str, list[FinancialRow]] = {}
+        self._identities: dict[str, list[Identity]] = {}
         self._lock = threading.Lock()
 
     def _pages(self, document: str, first: dict[int, Page] | None = None) -> Callable[[int], Page]:
@@ -67,18 +71,41 @@ class StatementReader:
         sections = self._outline_of(document)
         report = ReportPeriod(meta.period_end, meta.year)
         page_of = self._pages(document)
-        found = list(statement_tables(page_of, sections, meta.language, report))
+        found = list(statement_tables(page_of, sections, report))
         key_pages = key_data_pages(sections, lambda n: self._tables_of(document, n), meta.pages)
-        found += key_data_tables((page_of(n) for n in key_pages), meta.language, report)
-        rows = [row for table in found for row in table_rows(document, table, report)]
+        found += key_data_tables((page_of(n) for n in key_pages), report)
+        money = DocumentCurrency(meta.form, meta.pages, page_of)
+        rows: list[FinancialRow] = []
+        on_page: dict[tuple[int, str], tuple[list[Table], list[FinancialRow]]] = {}
+        for table in found:
+            read = table_rows(document, table, report, money)
+            if table.statement == "key_data" and not any(row.concept for row in read):
+                continue  # a table in the key-data section that reports none of its figures (an address, a code)
+            tables, page_rows = on_page.setdefault((table.page.number, table.statement), ([], []))
+            tables.append(table.table)
+            page_rows += read
+            rows += read
+        name_bare_totals(rows)
+        identities = [
+            identity for (_, statement), (tables, page_rows) in on_page.items() if statement != "key_data"
+            for identity in page_identities(document, statement, tables, page_rows)
+        ]  # fmt: skip
+        identities += statement_identities(document, rows)
         original = source_file(self._folder, meta)
         if rows and meta.source_format == "html" and original.is_file():
             rows = attach(rows, self._facts.facts(original, meta.sha256))
         with self._lock:
             if len(self._rows) >= DOCUMENTS_CACHED:
+                self._identities.pop(next(iter(self._rows)), None)
                 self._rows.pop(next(iter(self._rows)))
-            self._rows[document] = rows
+            self._rows[document], self._identities[document] = rows, identities
         return rows
+
+    def identities(self, document: str) -> list[Identity]:
+        """The identities the document's statements print, checked (computed with its rows)."""
+        self.rows(document)
+        with self._lock:
+            return self._identities.get(document, [])
 
     def columns(self, document: str, shown: Page, report: ReportPeriod) -> dict[int, tuple[str, ...]]:
         """The columns get_financials reads for the tables of ``shown`` that belong to a primary statement (headers
@@ -90,8 +117,7 @@ class StatementReader:
         if not holding:
             return {}
         position = {id(table): index for index, table in enumerate(shown.tables)}
-        language = self._meta_of(document).language
-        found = statement_tables(self._pages(document, {shown.number: shown}), sections, language, report, only=holding)
+        found = statement_tables(self._pages(document, {shown.number: shown}), sections, report, only=holding)
         return {position[id(t.table)]: t.columns for t in found if t.page is shown and id(t.table) in position}
 
     def likely_pages(self, document: str, statement: str | None) -> str:
@@ -113,9 +139,15 @@ class StatementReader:
 
 
 def financials_answer(
-    rows: list[FinancialRow], documents: list[str], skipped: int, missing: list[str], limit: int
+    rows: list[FinancialRow],
+    documents: list[str],
+    skipped: int,
+    missing: list[str],
+    limit: int,
+    identities: list[Identity] | None = None,
 ) -> Financials:
-    """get_financials' result: at most ``limit`` rows, with a note on what was left out, not found or unverified."""
+    """get_financials' result: at most ``limit`` rows, with a note on what was left out, not found or unverified,
+    and the identities checked on the statement pages shown."""
     notes = missing[:SHOWN_MISSING] + (
         [f"{len(missing) - SHOWN_MISSING} more item(s) not found"] if len(missing) > SHOWN_MISSING else []
     )
@@ -123,13 +155,18 @@ def financials_answer(
         notes.append(f"read the {len(documents)} most recent filings; {skipped} more: pass year or document")
     if len(rows) > limit:
         notes.append(f"showing {limit} of {len(rows)} rows: narrow with statement, items or year, or raise limit")
-    unscaled = sum(row.scale is None for row in rows[:limit])
-    if unscaled:
-        notes.append(f"{unscaled} row(s) with no scale printed for them: value null, read the page for the unit")
-    unverified = sum(not row.verified for row in rows[:limit])
-    if unverified:
-        notes.append(f"{unverified} row(s) not verified at their boxes: check them with get_page before quoting")
+    reasons = Counter(reason for row in rows[:limit] for reason in row.missing)
+    if reasons:
+        unverified = sum(not row.verified for row in rows[:limit])
+        why = ", ".join(f"{reason}: {count}" for reason, count in reasons.most_common())
+        notes.append(
+            f"{unverified} figure(s) not verified ({why}); do not quote them as facts without reading the page"
+        )
     differs = sum(row.xbrl_agrees is False for row in rows[:limit])
     if differs:
         notes.append(f"{differs} printed figure(s) differ from the value the filer tagged in XBRL (xbrl_value)")
-    return Financials(rows=rows[:limit], documents=documents, total_rows=len(rows), note="; ".join(notes) or None)
+    shown = {(row.document, row.page, row.statement) for row in rows[:limit]}
+    checked = [i for i in identities or [] if (i.document, i.page, i.statement) in shown]
+    return Financials(
+        rows=rows[:limit], documents=documents, total_rows=len(rows), note="; ".join(notes) or None, identities=checked
+    )

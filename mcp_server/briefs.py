@@ -17,8 +17,6 @@ from indexer.answers import (
     CatalogueHead,
     ClaimChecks,
     DocumentList,
-    Financials,
-    FinancialsHead,
     PageResult,
     QuoteLocation,
     SearchHead,
@@ -277,91 +275,6 @@ def document_brief(meta: DocumentMeta) -> DocumentBrief:
 def documents_brief(listing: DocumentList) -> DocumentsBrief:
     documents = [document_brief(meta) for meta in listing.documents]
     return DocumentsBrief(**listing.model_dump(include=set(CatalogueHead.model_fields)), documents=documents)
-
-
-# --- financials --------------------------------------------------------------------------------------------------
-
-
-class PeriodBrief(BaseModel):
-    period: str = Field(description="the column header as printed")
-    end: str | None = Field(description="ISO date the period ends")
-    months: int | None = Field(description="3, 6, 9 or 12 for a duration; null for a balance date")
-    fiscal_year: int | None
-
-
-class FigureRowBrief(BaseModel):
-    label: str
-    concept: str | None
-    unit: str = Field(description="currency, per_share, shares or percent")
-    scale: str | None = Field(description="as printed (millions, 万元 …); null: no scale printed, not a value in units")
-    figures: list[str] = Field(description="the figures as printed, one per period of the table ('' where none)")
-    unverified: list[int] = Field(description="indexes of figures not found again at their box on the page")
-    xbrl_differs: dict[str, str] = Field(
-        description="period index → the value the filer tagged in XBRL, when it differs"
-    )
-
-
-class StatementBrief(BaseModel):
-    document: str
-    page: int
-    statement: str = Field(description="income, balance, cash_flow or key_data")
-    currency: str | None
-    bbox: Box | None = Field(description="one box around the rows shown")
-    periods: list[PeriodBrief]
-    rows: list[FigureRowBrief]
-
-
-class FinancialsBrief(FinancialsHead):
-    statements: list[StatementBrief]
-
-
-def financials_brief(result: Financials) -> FinancialsBrief:
-    """Rows grouped by document, page and statement; each table's periods once, each row's figures in their order."""
-    groups: dict[tuple[str, int, str], list] = {}
-    for row in result.rows:
-        groups.setdefault((row.document, row.page, row.statement), []).append(row)
-    statements = []
-    for (document, page, statement), rows in groups.items():
-        periods: dict[tuple[str, str | None, int | None], int] = {}
-        for row in rows:
-            periods.setdefault((row.period, row.period_end, row.months), len(periods))
-        fiscal = {(r.period, r.period_end, r.months): r.fiscal_year for r in rows}
-        by_label: dict[tuple[str, str | None], FigureRowBrief] = {}
-        for row in rows:
-            at = periods[(row.period, row.period_end, row.months)]
-            brief = by_label.setdefault(
-                (row.label, row.concept),
-                FigureRowBrief(
-                    label=row.label,
-                    concept=row.concept,
-                    unit=row.unit,
-                    scale=row.scale,
-                    figures=[""] * len(periods),
-                    unverified=[],
-                    xbrl_differs={},
-                ),
-            )
-            brief.figures[at] = row.value_printed
-            if not row.verified:
-                brief.unverified.append(at)
-            if row.xbrl_agrees is False and row.xbrl_value is not None:
-                brief.xbrl_differs[str(at)] = row.xbrl_value
-        money = next((r for r in rows if r.unit == "currency"), rows[0])  # the statement's currency
-        statements.append(
-            StatementBrief(
-                document=document,
-                page=page,
-                statement=statement,
-                currency=money.currency,
-                bbox=enclosing(box for row in rows for box in row.boxes),
-                periods=[
-                    PeriodBrief(period=p, end=e, months=m, fiscal_year=fiscal[(p, e, m)]) for (p, e, m) in periods
-                ],
-                rows=list(by_label.values()),
-            )
-        )
-    head = result.model_dump(include=set(FinancialsHead.model_fields))
-    return FinancialsBrief(**head, statements=statements)
 
 
 # --- claims ------------------------------------------------------------------------------------------------------

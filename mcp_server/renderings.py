@@ -40,12 +40,12 @@ from mcp_server.briefs import (
     box_text,
     claims_brief,
     documents_brief,
-    financials_brief,
     page_brief,
     passage_head,
     quote_brief,
     search_brief,
 )
+from mcp_server.statement_briefs import financials_brief, financials_text
 
 Detail = Literal["compact", "full"]
 SearchDetail = Literal["compact", "pages", "full"]
@@ -174,32 +174,6 @@ def section_text(piece: SectionText) -> str:
     return f"{piece.document} · {piece.title} ({span})\n{piece.text}{more}"
 
 
-def financials_text(result: Financials) -> str:
-    """Rows grouped by document, statement and page; per label its periods and printed figures (the typed rows with
-    values in units, periods as dates and boxes are in the full result)."""
-    head = f"{result.total_rows} figure(s) from {len(result.documents)} document(s)"
-    lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
-    groups: dict[tuple[str, str, int], dict[str, list[str]]] = {}
-    units: dict[tuple[str, str, int], str] = {}
-    for row in result.rows:
-        key = (row.document, row.statement, row.page)
-        concept = f" [{row.concept}]" if row.concept else ""
-        shown = f"{row.period or '(no header)'}: {row.value_printed}" + ("" if row.verified else " (unverified)")
-        if row.scale is None:
-            shown += " (no scale printed: not a value in units)"
-        if row.xbrl_agrees is False:
-            shown += f" (XBRL {row.xbrl_concept} tags {row.xbrl_value})"
-        groups.setdefault(key, {}).setdefault(f"{row.label}{concept}", []).append(shown)
-        if row.unit == "currency":
-            units.setdefault(key, " ".join(part for part in (row.currency, row.scale) if part))
-    for (document, statement, page), labels in groups.items():
-        unit = units.get((document, statement, page))
-        lines.append(f"\n{document} p.{page} · {statement}" + (f" · in {unit}" if unit else ""))
-        lines.extend(f"- {label}: " + " | ".join(figures) for label, figures in labels.items())
-    lines.append("\nCite as document p.N. Each row's value in units, period end and boxes: detail='full'.")
-    return "\n".join(lines)
-
-
 def claims_text(result: ClaimsBrief) -> str:
     """One line per claim, in order: the verdict, the citation and what to do about it."""
     counts = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in result.counts.items())
@@ -235,7 +209,7 @@ FORMS: dict[type[BaseModel], _Form] = {
     PageResult: _Form(lambda r, detail: page_brief(r), lambda r, b: page_text(r, b.tables)),
     QuoteLocation: _Form(lambda r, detail: quote_brief(r), lambda r, b: quote_text(b)),
     DocumentList: _Form(lambda r, detail: documents_brief(r), lambda r, b: documents_text(b)),
-    Financials: _Form(lambda r, detail: financials_brief(r), lambda r, b: financials_text(r)),
+    Financials: _Form(lambda r, detail: financials_brief(r), lambda r, b: financials_text(b)),
     ClaimChecks: _Form(lambda r, detail: claims_brief(r), lambda r, b: claims_text(b)),
     Outline: _Form(_itself, lambda r, b: outline_text(r)),
     SectionText: _Form(_itself, lambda r, b: section_text(r)),

@@ -48,7 +48,7 @@ from indexer.requests import (
 from indexer.search.request import SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
-from mcp_server.briefs import ClaimsBrief, DocumentsBrief, FinancialsBrief, PageBrief, QuoteBrief, SearchBrief
+from mcp_server.briefs import ClaimsBrief, DocumentsBrief, PageBrief, QuoteBrief, SearchBrief
 from mcp_server.coverage import coverage, coverage_line
 from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
@@ -64,6 +64,7 @@ from mcp_server.renderings import (
 )
 from mcp_server.schemas import input_schema, output_schema
 from mcp_server.settings import ServerSettings
+from mcp_server.statement_briefs import FinancialsBrief
 from mcp_server.tool_registry import TOOLS, arguments_of, bound, tool
 
 logger = logging.getLogger(__name__)

@@ -159,8 +159,10 @@ def test_get_financials_through_mcp(samples_index_dir: Path, cache_dir: Path) ->
     )
     assert not found.is_error
     text = found.content[0].text
-    assert "BESTBUY_2024Q2_10Q.pdf p.4 · income · in USD millions" in text
-    assert "- Revenue [revenue]: Three Months Ended July 29, 2023: $9,583 |" in text
+    assert "BESTBUY_2024Q2_10Q.pdf p.4 · income · USD millions (scale '$ and shares in millions" in text
+    assert "currency '$ on a US SEC Form 10-Q' p.4)" in text
+    assert "[0] Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)" in text
+    assert "- Revenue [revenue]: $9,583 | $10,329 | $19,050 | $20,976" in text
     (statement,) = found.structured_content["statements"]  # compact: the table as printed, without boxes
     assert (statement["document"], statement["page"], statement["currency"]) == ("BESTBUY_2024Q2_10Q.pdf", 4, "USD")
     revenue = next(row for row in statement["rows"] if row["concept"] == "revenue")
@@ -201,13 +203,13 @@ def test_column_periods(header: str, report: tuple[str, int], expected: tuple[st
 @pytest.mark.parametrize(
     ("text", "power", "currency", "share_power"),
     [
-        ("$ and shares in millions, except per share amounts", 6, "USD", 6),
+        ("$ and shares in millions, except per share amounts", 6, "$", 6),
         ("(In millions, except number of shares, which are reflected in thousands, and per-share amounts)", 6, None, 3),
         ("(in millions, except shares and per share data)", 6, None, 0),
         ("单位：万元 币种：人民币", 4, "CNY", None),
         ("RMB’000", 3, "CNY", None),
         ("€m", 6, "EUR", None),
-        ("(Dollars in thousands)", 3, "USD", None),
+        ("(Dollars in thousands)", 3, "$", None),
     ],
 )
 def test_declared_units(text: str, power: int, currency: str | None, share_power: int | None) -> None:

@@ -5,8 +5,8 @@ be printed above the table, stacked over several lines ("December 31," over "202
 25," over "2021"), perhaps above another table of the page; then it is the nearest period-like spans above the
 column's figures. A cell may have a header of its own (a table whose lower rows have theirs: 2019年 above, 2019年末
 below), which wins where it names a period. Columns that are not periods (% change, 增减, Note, 附注) never become
-periods: :func:`column_period` says so. ``get_financials``, ``locate_quote(label, period)`` and the table rows shown
-with a search hit all read columns here.
+periods, even where a period is printed above them (:func:`~indexer.evidence.periods.not_a_period`).
+``get_financials``, ``locate_quote(label, period)`` and the table rows shown with a search hit all read columns here.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 
 from indexer.core.models import Cell, Page, Span, Table, TableRow
 from indexer.evidence.concepts import normalise_label
-from indexer.evidence.periods import ReportPeriod, column_period
+from indexer.evidence.periods import ReportPeriod, column_period, not_a_period
 
 HEADER_CHARS = 40  # a column header span is at most this long
 HEADER_STACK = 30.0  # points between the lines of one stacked column header
@@ -129,21 +129,25 @@ def table_headers(page: Page, table: Table, report: ReportPeriod) -> tuple[str, 
         return columns
     if rows := header_rows(table):
         joined = tuple(
-            header if column_period(header, report) else _with_row_years(header, _header_row_text(table, rows, i))
+            header if column_period(header, report) or not_a_period(header)
+            else _with_row_years(header, _header_row_text(table, rows, i))
             for i, header in enumerate(columns)
-        )
+        )  # fmt: skip
         if any(column_period(header, report) for header in joined):
             return joined
     stacked = stacked_headers(page, table, len(columns))
     return tuple(
-        header if column_period(header, report) or not column_period(above, report) else above
+        header if column_period(header, report) or not_a_period(header) or not column_period(above, report)
+        else above
         for header, above in zip(columns, stacked, strict=True)
-    )
+    )  # fmt: skip
 
 
 def cell_header(cell: Cell, columns: tuple[str, ...], report: ReportPeriod) -> str:
     """The header a cell's figure stands under: its own where that names a period, else its column's."""
     column = columns[cell.column] if cell.column < len(columns) else ""
+    if not_a_period(column) or not_a_period(cell.header):
+        return column if not_a_period(column) else cell.header  # a change column stays one
     return cell.header if column_period(cell.header, report) else column
 
 

@@ -5,15 +5,21 @@ The statements are the outline's (``CONSOLIDATED BALANCE SHEETS``, 合并利润�
 printed to the next section); parent-company statements (母公司…) are left out. Key-data tables are those titled
 主要会计数据 / 主要财务指标 / Selected Financial Data / Financial Highlights. Each table's unit is read from its title
 and the lines above it, or carried from the statement's first page; a continuation page without column headers takes
-the headers of the statement's previous table of the same width. A figure is returned as verified only when its
-printed text is found again in the page line at its box.
+the headers of the statement's previous table of the same width.
+
+A figure is a fact only when the filing establishes it: ``verified`` is true only when its value was found again at
+its box and its scale, its currency (for money) and its period were each read from the filing — each part's printed
+source is on the row (``scale_source``, ``currency_source``, ``period_source``). Otherwise ``missing`` says what was
+not established; nothing is inferred from silence (no scale statement is not "units"; a bare $ is US dollars only on
+a US SEC form, otherwise the filing's presentation-currency sentence must name it). A column that reports a change
+(% change, 增减) is never a period.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from pydantic import BaseModel, Field
@@ -22,11 +28,20 @@ from indexer.core.errors import NotFoundError, shown
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.tokenize import normalize_text
-from indexer.evidence.columns import cell_header, header_rows, is_year_row, row_label, table_headers
+from indexer.evidence.columns import (
+    HEADER_SLACK,
+    cell_header,
+    header_rows,
+    is_year_row,
+    row_label,
+    table_headers,
+)
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
+from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import Period, ReportPeriod, column_period
-from indexer.evidence.units import Unit, currency, declared_unit
+from indexer.evidence.table_units import UNIT_LINES, lines_above, table_unit
+from indexer.evidence.units import DOLLAR, Source, Unit, declared_unit, lines_unit, signs_only, source
 
 STATEMENTS = ("income", "balance", "cash_flow", "key_data")
 # get_financials' statement name of each primary-statement key of the outline
@@ -46,8 +61,6 @@ _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
 _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
 _NUMBERS = re.compile(r"\d[\d,.]*")
 STATEMENT_PAGES = 4  # a primary statement fills at most this many pages (a 年报's balance sheet takes three)
-UNIT_LINES = 8  # lines above a table read for its unit
-HEADER_BAND = 30.0  # points below a table's top where header rows (and a unit note beside them) may stand
 SUMMARY_ROWS = 200  # rows a document may yield at most per statement table (a runaway table stops there)
 
 
@@ -73,8 +86,18 @@ class FinancialRow(BaseModel):
         "scale is printed for it: then value is null and the row unverified (read the page)"
     )
     unit: str = Field(description="currency, per_share (currency per share), shares or percent")
-    currency: str | None = Field(description="ISO code (USD, CNY, EUR …) when the statement or document names it")
-    verified: bool = Field(description="the printed figure was found again at its box on the page")
+    currency: str | None = Field(
+        description="ISO code (USD, CNY, AUD …) as the filing establishes it; null when it does not (a bare $ off a "
+        "US SEC form, and no presentation-currency sentence)"
+    )
+    calendar_year: int | None = Field(default=None, description="the calendar year the column's period ends in")
+    verified: bool = Field(
+        description="value found again at its box, and its scale, currency and period each read from the filing"
+    )
+    missing: list[str] = Field(default_factory=list, description="what was not established, when not verified")
+    scale_source: Source | None = Field(default=None, description="the printed text declaring the scale")
+    currency_source: Source | None = Field(default=None, description="the sign, code or sentence naming the currency")
+    period_source: Source | None = Field(default=None, description="the column header the period was read from")
     xbrl_concept: str | None = Field(
         default=None, description="for an EDGAR HTML filing: the inline XBRL concept tagged for this figure"
     )
@@ -100,42 +123,9 @@ class StatementTable:
     columns: tuple[str, ...]
 
 
-def _lines_above(page: Page, table: Table) -> str:
-    """The lines printed above the table and beside its header rows ('单位：元' often stands right of them)."""
-    above = [line.text for line in page.lines if line.box.bottom <= table.box.top + HEADER_BAND]
-    return "\n".join(above[-UNIT_LINES:])
-
-
-def _merged(unit: Unit, declared: Unit | None) -> Unit:
-    """``unit`` with what ``declared`` states over it: its scale where it names one (a currency sign alone does not
-    undo a scale stated before), its currency where it names one."""
-    if declared is None:
-        return unit
-    scaled = declared if declared.name else unit
-    money = declared.currency or unit.currency
-    return Unit(scaled.power, scaled.name, money, scaled.share_power, unit.stated or declared.stated)
-
-
-def _table_unit(page: Page, table: Table, carried: Unit | None, language: str | None) -> Unit:
-    """The unit a table declares above it (title first), else the statement's so far (a scale stated once on the
-    statement's first page), else what the page states elsewhere (its header, a footnote); the currency, when none
-    is stated, is guessed from the cells or the document's language (a guess states no scale)."""
-    unit = _merged(carried or Unit(), declared_unit(f"{table.title or ''}\n{_lines_above(page, table)}"))
-    if not unit.name:
-        stated = declared_unit(page.text)
-        if stated is not None and stated.name:
-            unit = _merged(unit, stated)
-    if unit.currency is None:
-        cells = " ".join(cell.text for row in table.rows[:5] for cell in row.cells)
-        guess = currency(cells) or ("CNY" if language == "zh" else None)
-        unit = Unit(unit.power, unit.name, guess, unit.share_power, unit.stated)
-    return unit
-
-
 def statement_tables(
     page_of: Callable[[int], Page],
     sections: list[Section],
-    language: str | None,
     report: ReportPeriod,
     only: list[Section] | None = None,
 ) -> Iterable[StatementTable]:
@@ -146,15 +136,15 @@ def statement_tables(
         if statement is None or _PARENT_ONLY.search(section.title) or (only is not None and section not in only):
             continue
         following = sections[position + 1] if position + 1 < len(sections) else None
-        heading = [line.text for line in page_of(section.page_start).lines if not line.furniture]
+        heading = [line for line in page_of(section.page_start).lines if not line.furniture]
         # the unit printed under the heading ("(In millions)"), though the table may start on the next page
-        unit = declared_unit("\n".join(heading[section.line : section.line + UNIT_LINES]))
+        unit = lines_unit(heading[section.line : section.line + UNIT_LINES], section.page_start)
         previous: dict[int, tuple[str, ...]] = {}
         last = min(section.page_end, section.page_start + STATEMENT_PAGES - 1)  # the tables after it are others
         for number in range(section.page_start, last + 1):
             page = page_of(number)
             for table in _within(page, section, following):
-                unit = _table_unit(page, table, unit, language)
+                unit = table_unit(page, table, unit)
                 columns = table_headers(page, table, report)
                 if not any(columns):
                     columns = previous.get(len(columns), columns)
@@ -172,13 +162,21 @@ def _within(page: Page, section: Section, following: Section | None) -> list[Tab
     return [t for t in page.tables if (top is None or t.box.bottom > top) and (bottom is None or t.box.top < bottom)]
 
 
-def key_data_tables(pages: Iterable[Page], language: str | None, report: ReportPeriod) -> Iterable[StatementTable]:
+def _continues(page: Page, table: Table) -> bool:
+    """Whether a table at the top of a page, with no heading of its own above it, continues the previous one."""
+    return not any(line for line in page.lines if not line.furniture and line.box.bottom <= table.box.top - 1)
+
+
+def key_data_tables(pages: Iterable[Page], report: ReportPeriod) -> Iterable[StatementTable]:
     """Key-data tables (主要会计数据, Selected Financial Data …), found by their titles or the lines just above."""
+    last: tuple[int, Unit] | None = None  # the previous key-data table's page and unit: a table continued over
     for page in pages:
         for table in page.tables:
-            heading = f"{table.title or ''}\n{_lines_above(page, table)[-200:]}"
-            if _KEY_DATA.search(heading) and not _SEGMENT.search(heading):
-                unit = _table_unit(page, table, None, language)
+            heading = f"{table.title or ''}\n" + "\n".join(line.text for line in lines_above(page, table))[-200:]
+            carried = last[1] if last is not None and page.number - last[0] <= 1 else None
+            if (_KEY_DATA.search(heading) and not _SEGMENT.search(heading)) or (carried and _continues(page, table)):
+                unit = table_unit(page, table, carried)
+                last = (page.number, unit)
                 yield StatementTable("key_data", page, table, unit, table_headers(page, table, report))
 
 
@@ -198,8 +196,9 @@ def _compact(text: str) -> str:
     return re.sub(r"\s+", "", normalize_text(text))
 
 
-def _value(cell: Cell, label: str, unit: Unit) -> tuple[str | None, str]:
-    """The cell's value in units and what the unit is: per-share and percentages as printed, shares in their scale."""
+def _value(cell: Cell, label: str, unit: Unit, statement: str) -> tuple[str | None, str]:
+    """The cell's value in units and what the unit is: per-share and percentages as printed, shares in their scale
+    (a balance sheet's 'Common stock, $0.10 par value … 217.9 million shares' is an amount of equity)."""
     # a cell holding several figures is a table the parser could not split: no value, never the first one's
     number = parse_cell_value(cell.text) if len(_NUMBERS.findall(cell.text)) <= 1 else None
     if _SHARE_COUNT.search(label):
@@ -210,7 +209,7 @@ def _value(cell: Cell, label: str, unit: Unit) -> tuple[str | None, str]:
         kind, multiplier = "percent", Decimal(1)
         if number is None:
             number = parse_cell_value(cell.text.strip().rstrip("%％"))
-    elif _SHARES.search(label):
+    elif _SHARES.search(label) and statement != "balance":
         kind, multiplier = "shares", unit.shares_multiplier
     else:
         kind, multiplier = "currency", unit.multiplier
@@ -224,15 +223,76 @@ def _plain_decimal(value: Decimal) -> str:
     return "0" if text in ("-0", "0.0") else text
 
 
-def table_rows(document: str, found: StatementTable, report: ReportPeriod) -> list[FinancialRow]:
-    """Every figure of one statement table under a period column, as rows."""
-    periods: dict[str, Period | None] = {}
+def _header_source(page: Page, header: str, cell: Cell) -> Source:
+    """Where the column header ``header`` is printed over ``cell``: the nearest span above the cell's figure that
+    is part of the header (no box when the header was carried from the statement's previous page)."""
+    wanted = _compact(header)
+    box = cell.boxes[0] if cell.boxes else None
+    found = None
+    if box is not None and wanted:
+        above = [
+            span for line in page.lines if not line.furniture and line.box.bottom <= box.top + 1
+            for span in line.spans
+            if span.box.x0 - HEADER_SLACK <= box.x1 and box.x0 <= span.box.x1 + HEADER_SLACK
+            and len(text := _compact(span.text)) > 1 and text in wanted
+        ]  # fmt: skip
+        found = max(above, key=lambda span: span.box.bottom, default=None)
+    return source(header, page.number, found.box if found else None)
 
-    def period_of(header: str) -> Period | None:
-        if header not in periods:
-            periods[header] = column_period(header, report)
-        return periods[header]
 
+def _missing(value: str | None, kind: str, unit: Unit, located: bool) -> list[str]:
+    """What a figure lacks to be a fact, in the words the answer gives."""
+    missing = []
+    if value is None:
+        missing.append("no single figure in the cell" if unit.stated or kind not in ("currency", "shares")
+                       else "scale not stated")  # fmt: skip
+    elif kind in ("currency", "shares") and not unit.stated:
+        missing.append("scale not stated")
+    if kind in ("currency", "per_share") and unit.currency in (None, DOLLAR):
+        missing.append("currency not stated" + (" (a bare $)" if unit.currency == DOLLAR else ""))
+    if not located:
+        missing.append("not found again at its box")
+    return missing
+
+
+class _Columns:
+    """What each column of a statement table says: its period, where its header is printed, and its unit (the
+    table's, with what the header declares over it: "Millions of yen", "US$'000", "Consolidated 2022 $"), each read
+    once per column."""
+
+    def __init__(self, found: StatementTable, report: ReportPeriod, money: DocumentCurrency | None) -> None:
+        self._found, self._report, self._money = found, report, money
+        self._periods: dict[str, Period | None] = {}
+        self._units: dict[str, Unit] = {}
+        self._sources: dict[tuple[str, int], Source] = {}
+
+    def period(self, header: str) -> Period | None:
+        if header not in self._periods:
+            self._periods[header] = column_period(header, self._report)
+        return self._periods[header]
+
+    def header(self, header: str, cell: Cell) -> Source:
+        if (header, cell.column) not in self._sources:
+            self._sources[header, cell.column] = _header_source(self._found.page, header, cell)
+        return self._sources[header, cell.column]
+
+    def unit(self, header: str, cell: Cell) -> Unit:
+        if header not in self._units:
+            found, box = self._found, self.header(header, cell).box
+            declared = declared_unit(header, found.page.number, box)
+            unit = declared.over(found.unit) if declared else found.unit
+            if not unit.stated and (in_units := signs_only([(header, box)], found.page.number)):
+                unit = replace(unit, power=0, name="", scale_source=in_units)
+            self._units[header] = self._money.settle(unit) if self._money is not None else unit
+        return self._units[header]
+
+
+def table_rows(
+    document: str, found: StatementTable, report: ReportPeriod, money: DocumentCurrency | None = None
+) -> list[FinancialRow]:
+    """Every figure of one statement table under a period column, as rows (``money`` settles a bare $ or a table
+    without a currency sign from the document: its form, its presentation-currency sentence)."""
+    columns = _Columns(found, report, money)
     rows = []
     for row in found.table.rows[header_rows(found.table) : SUMMARY_ROWS]:
         if is_year_row(row):
@@ -244,22 +304,28 @@ def table_rows(document: str, found: StatementTable, report: ReportPeriod) -> li
             # the cell's own header (a table whose lower rows have their own: 2019年 above, 2019年末 below), else
             # the column's (perhaps stacked above the table or carried from the statement's previous page)
             header = cell_header(cell, found.columns, report)
-            period = period_of(header)
+            period = columns.period(header)
             if period is None:
                 continue
-            unit = _merged(found.unit, declared_unit(header))  # a column headed "Millions of yen" / "US$'000"
-            value, kind = _value(cell, label, unit)
+            unit = columns.unit(header, cell)
+            value, kind = _value(cell, label, unit, found.statement)
             scaled = kind in ("currency", "shares")
             if scaled and not unit.stated:
                 value = None  # no scale printed for it: never a figure in units that may be off by 10**6
+            money_kind = kind in ("currency", "per_share")
+            settled = money_kind and unit.currency not in (None, DOLLAR)
+            located = (bool(label_boxes) or not row.label.strip()) and _printed_at(found.page, cell)  # a bare total
+            missing = _missing(value, kind, unit, located)
             rows.append(
                 FinancialRow(
                     document=document, page=found.page.number, statement=found.statement, label=label,
-                    concept=concept, period=header, period_end=period.end,
-                    fiscal_year=period.fiscal_year, months=period.months, value=value, value_printed=cell.text,
-                    scale=(unit.name if unit.stated else None) if scaled else "", unit=kind,
-                    currency=unit.currency if kind in ("currency", "per_share") else None,
-                    verified=value is not None and bool(label_boxes) and _printed_at(found.page, cell),
+                    concept=concept, period=header, period_end=period.end, fiscal_year=period.fiscal_year,
+                    calendar_year=int(period.end[:4]) if period.end else None, months=period.months, value=value,
+                    value_printed=cell.text, scale=(unit.name if unit.stated else None) if scaled else "", unit=kind,
+                    currency=unit.currency if settled else None, verified=not missing, missing=missing,
+                    scale_source=unit.scale_source if scaled else None,
+                    currency_source=unit.currency_source if settled else None,
+                    period_source=columns.header(header, cell),
                     boxes=[*label_boxes, *cell.boxes], page_width=found.page.width, page_height=found.page.height,
                 )
             )  # fmt: skip

@@ -20,7 +20,10 @@ from indexer.core.tokenize import normalize_text
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d\d)\b", re.I)
 _NOT_PERIOD = re.compile(
-    r"%|％|增减|变动|变化|比例|占比|\bchange\b|\bvariance\b|\bnotes?\b|附注|\bpercent|\bmargin\b|\bvs\.?\b", re.I
+    r"%|％|增减|变动|变化|比例|占比|同比|环比|\bchanges?\b|\bvariance\b|\bvar\b|\bnotes?\b|附注|\bpercent|\bmargin\b|"
+    r"\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|\binc\.?\s*/|\bbetter\b|\bworse\b|\bfavou?rable\b|"
+    r"\bdifference\b|\bgrowth\b",
+    re.I,
 )
 _CURRENT = re.compile(r"本期|本年|本报告期|期末|年末余额|报告期末")
 _PREVIOUS = re.compile(r"上期|上年|期初|年初")
@@ -74,6 +77,11 @@ def _months(text: str) -> int | None:
         word = (found.group(1) or found.group(2)).lower()
         return _COVERED.get(word) or int(word)
     return 12 if _ANNUAL.search(text) else None
+
+
+def not_a_period(header: str) -> bool:
+    """Whether a column header says its column is no period: a change, a percentage, a note number."""
+    return bool(_NOT_PERIOD.search(normalize_text(header)))
 
 
 def column_period(header: str, report: ReportPeriod) -> Period | None:

@@ -1,0 +1,170 @@
+"""get_financials' compact answer, as data and as text: per statement table its periods once (each with the filer's
+fiscal year and the calendar date it ends), where its scale and currency were read, what is not established, and
+each row's printed figures. The text is written from the brief, so the two never say different things."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, Field
+
+from indexer.answers import Financials, FinancialsHead
+from indexer.core.models import Box
+from indexer.evidence.financials import FinancialRow
+from indexer.evidence.identities import Identity
+from indexer.evidence.units import Source
+from mcp_server.briefs import enclosing
+
+FAILS_SHOWN = 3  # failed identities named per statement table (the rest are counted)
+SOURCE_CHARS = 60  # a scale's or currency's printed source, as quoted in the compact answer
+
+
+class PeriodBrief(BaseModel):
+    period: str = Field(description="the column header as printed")
+    end: str | None = Field(description="ISO date the period ends")
+    months: int | None = Field(description="3, 6, 9 or 12 for a duration; null for a balance date")
+    fiscal_year: int | None = Field(description="as the filer names it; the calendar year of its end is end[:4]")
+
+
+class FigureRowBrief(BaseModel):
+    label: str
+    concept: str | None
+    unit: str = Field(description="currency, per_share, shares or percent")
+    scale: str | None = Field(description="as printed (millions, 万元 …); null: no scale printed, not a value in units")
+    figures: list[str] = Field(description="the figures as printed, one per period of the table ('' where none)")
+    unverified: list[int] = Field(description="indexes of figures not established (see the statement's missing)")
+    xbrl_differs: dict[str, str] = Field(
+        description="period index → the value the filer tagged in XBRL, when it differs"
+    )
+
+
+class StatementBrief(BaseModel):
+    document: str
+    page: int
+    statement: str = Field(description="income, balance, cash_flow or key_data")
+    currency: str | None = Field(description="ISO code the filing establishes; null: not established")
+    scale_from: str | None = Field(description="the printed scale statement and its page")
+    currency_from: str | None = Field(description="the printed sign, code or sentence naming the currency, its page")
+    missing: list[str] = Field(description="what is not established for some figures, with how many")
+    checks: str | None = Field(description="the identities its figures print (totals, A = L + E, cash): how many hold")
+    bbox: Box | None = Field(description="one box around the rows shown")
+    periods: list[PeriodBrief]
+    rows: list[FigureRowBrief]
+
+
+class FinancialsBrief(FinancialsHead):
+    statements: list[StatementBrief]
+
+
+def _quoted(found: Source | None) -> str | None:
+    if found is None:
+        return None
+    text = found.text if len(found.text) <= SOURCE_CHARS else found.text[: SOURCE_CHARS - 1] + "…"
+    return f"{text!r} p.{found.page}" if found.page else repr(text)
+
+
+def _checks(identities: list[Identity]) -> str | None:
+    """'12 of 13 identities hold; fails: Total assets = the rows above (2023: 1,234 vs rows above)'."""
+    if not identities:
+        return None
+    failed = [i for i in identities if not i.holds]
+    text = f"{len(identities) - len(failed)} of {len(identities)} identities hold"
+    if failed:
+        text += "; fails: " + "; ".join(f"{i.name} ({i.period})" for i in failed[:FAILS_SHOWN])
+        text += f" and {len(failed) - FAILS_SHOWN} more" if len(failed) > FAILS_SHOWN else ""
+    return text
+
+
+def _statement(key: tuple[str, int, str], rows: list[FinancialRow], identities: list[Identity]) -> StatementBrief:
+    periods: dict[tuple[str, str | None, int | None], int] = {}
+    for row in rows:
+        periods.setdefault((row.period, row.period_end, row.months), len(periods))
+    fiscal = {(r.period, r.period_end, r.months): r.fiscal_year for r in rows}
+    by_label: dict[tuple[str, str | None], FigureRowBrief] = {}
+    for row in rows:
+        at = periods[(row.period, row.period_end, row.months)]
+        brief = by_label.setdefault(
+            (row.label, row.concept),
+            FigureRowBrief(
+                label=row.label, concept=row.concept, unit=row.unit, scale=row.scale,
+                figures=[""] * len(periods), unverified=[], xbrl_differs={},
+            ),
+        )  # fmt: skip
+        brief.figures[at] = row.value_printed
+        if not row.verified:
+            brief.unverified.append(at)
+        if row.xbrl_agrees is False and row.xbrl_value is not None:
+            brief.xbrl_differs[str(at)] = row.xbrl_value
+    money = [r for r in rows if r.unit == "currency"] or rows
+    scaled = next((r.scale_source for r in money if r.scale_source), None)
+    named = next((r for r in money if r.currency_source), None)
+    missing = Counter(reason for row in rows for reason in row.missing)
+    document, page, statement = key
+    return StatementBrief(
+        document=document, page=page, statement=statement, currency=named.currency if named else None,
+        scale_from=_quoted(scaled), currency_from=_quoted(named.currency_source if named else None),
+        missing=[f"{reason} ({count} figure{'s' if count > 1 else ''})" for reason, count in missing.items()],
+        checks=_checks([i for i in identities if (i.document, i.page, i.statement) == key]),
+        bbox=enclosing(box for row in rows for box in row.boxes),
+        periods=[PeriodBrief(period=p, end=e, months=m, fiscal_year=fiscal[(p, e, m)]) for (p, e, m) in periods],
+        rows=list(by_label.values()),
+    )  # fmt: skip
+
+
+def financials_brief(result: Financials) -> FinancialsBrief:
+    """Rows grouped by document, page and statement; each table's periods once, each row's figures in their order."""
+    groups: dict[tuple[str, int, str], list[FinancialRow]] = {}
+    for row in result.rows:
+        groups.setdefault((row.document, row.page, row.statement), []).append(row)
+    head = result.model_dump(include=set(FinancialsHead.model_fields))
+    statements = [_statement(key, rows, result.identities) for key, rows in groups.items()]
+    return FinancialsBrief(**head, statements=statements)
+
+
+def _period_text(period: PeriodBrief) -> str:
+    """'Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)'."""
+    when = []
+    if period.fiscal_year is not None:
+        when.append(f"fiscal {period.fiscal_year}")
+    if period.end:
+        span = f"{period.months} months ended" if period.months else "at"
+        when.append(f"{span} {period.end}")
+    return f"{period.period or '(no header)'}" + (f" ({', '.join(when)})" if when else "")
+
+
+def financials_text(result: FinancialsBrief) -> str:
+    """Per statement table: where it is, its unit and where that was read (or what is not established), its
+    periods once, then per row its printed figures in period order."""
+    figures = sum(len([f for f in row.figures if f]) for s in result.statements for row in s.rows)
+    head = f"{figures} figure(s) in {len(result.statements)} table(s) from {len(result.documents)} document(s)"
+    lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
+    for table in result.statements:
+        scale = next((row.scale for row in table.rows if row.unit == "currency"), None)
+        scale = scale or ("units" if scale == "" and table.scale_from else "scale not stated" if scale is None else "")
+        unit = (
+            f"{table.currency} {scale}".strip() if table.currency else f"{scale}, currency not established".strip(", ")
+        )
+        sources = "; ".join(
+            f"{what} {text}" for what, text in (("scale", table.scale_from), ("currency", table.currency_from)) if text
+        )
+        lines.append(
+            f"\n{table.document} p.{table.page} · {table.statement} · {unit}" + (f" ({sources})" if sources else "")
+        )
+        if table.missing:
+            lines.append("NOT VERIFIED: " + "; ".join(table.missing))
+        if table.checks:
+            lines.append(f"checks: {table.checks}")
+        lines.append("periods: " + " | ".join(f"[{i}] {_period_text(p)}" for i, p in enumerate(table.periods)))
+        for row in table.rows:
+            concept = f" [{row.concept}]" if row.concept else ""
+            shown = [
+                (figure or "—") + ("*" if i in row.unverified and figure else "")
+                + (f" (XBRL tags {row.xbrl_differs[str(i)]})" if str(i) in row.xbrl_differs else "")
+                for i, figure in enumerate(row.figures)
+            ]  # fmt: skip
+            lines.append(f"- {row.label}{concept}: " + " | ".join(shown))
+    lines.append(
+        "\n* not established (see NOT VERIFIED). Cite as document p.N. Values in units, each part's source and boxes: "
+        "detail='full'."
+    )
+    return "\n".join(lines)
