@@ -169,7 +169,9 @@ def markdown(result: dict[str, object]) -> list[str]:
         "",
         "`bench/financials_eval.py --index INDEX` (an index of `../shared/eval/dev`): "
         f"**{found} of {total}** gold statement facts returned by "
-        f"get_financials with the right value, period and page, verified at their boxes ({found / max(total, 1):.0%}; "
+        "get_financials with the right value, period and page, verified (found again at their boxes, their scale, "
+        "currency and period each read from the filing, their statement's identities holding) "
+        f"({found / max(total, 1):.0%}; "
         f"target ≥ 95%, 0 wrong) — {languages}; **{sum(wrong.values())} wrong figures** (the gold figure with "
         "another value in units, or another figure, under the gold label and period). Every figure get_financials "
         f"verified (a nil dash aside), checked again by `locate_quote` with its label and period: "

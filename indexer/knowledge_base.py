@@ -27,12 +27,13 @@ from indexer.core.errors import NotFoundError, QueryError
 from indexer.core.models import DocumentMeta, Page, Table
 from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
-from indexer.evidence.financials import FinancialRow, select_rows
+from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
 from indexer.evidence.outline import Section, outline
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
 from indexer.evidence.render import render_png
+from indexer.evidence.row_selection import select_rows
 from indexer.evidence.section_text import SectionText, find_section, section_lines, section_piece
 from indexer.evidence.xbrl import FactReader
 from indexer.index.reader import (

@@ -217,7 +217,8 @@ def read_section(
     "The financial statements as data: each figure of the income statement, balance sheet, cash flow statement and "
     "key-data tables (主要会计数据) with its label as printed, a concept (revenue, gross_profit, operating_income, "
     "net_income, eps_diluted, total_assets, operating_cash_flow, capex …), its period and the figure as printed, "
-    "grouped by statement and page, each verified at its box; detail='full' adds values in units and boxes. "
+    "grouped by statement and page; verified only when its value, scale, currency and period were each read from the "
+    "filing (else it says what is missing); detail='full' adds values in units, each part's source and boxes. "
     "Parent-company-only statements (母公司) are left out. Use it for multi-year figures and ratios; cite each page.",
     full=Financials,
 )

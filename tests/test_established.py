@@ -179,3 +179,14 @@ def _misread(table: Table) -> Table:
             row = row.model_copy(update={"cells": [row.cells[0].model_copy(update={"text": "8,340"}), *row.cells[1:]]})
         rows.append(row)
     return table.model_copy(update={"rows": rows})
+
+
+def test_a_year_is_matched_as_the_fiscal_year_then_as_the_calendar_year(samples_kb: KnowledgeBase) -> None:
+    """Best Buy's fiscal 2023 holds the six months to 30 July 2022; no period of the 10-Q is in its fiscal 2022, so
+    year=2022 is the calendar year those six months end in, and the answer says which it matched."""
+    fiscal = samples_kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, items=["revenue"], year=2023))
+    assert {(r.period_end, r.fiscal_year, r.calendar_year) for r in fiscal.rows} == {("2022-07-30", 2023, 2022)}
+    assert fiscal.missing == ["year 2023 matched the filer's fiscal 2023, whose periods end 2022-07-30"]
+    calendar = samples_kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, items=["revenue"], year=2022))
+    assert calendar.rows == fiscal.rows
+    assert calendar.missing == ["year 2022 matched the calendar year the periods end in (the filer's fiscal [2023])"]

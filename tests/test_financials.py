@@ -113,7 +113,9 @@ def test_bad_requests_say_what_exists(samples_kb: KnowledgeBase) -> None:
         kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income", items=["goodwill impairment"]))
     with pytest.raises(NotFoundError, match=r"no primary statements or key-data tables found in .*高测股份"):
         kb.financials(FinancialsRequest(document=BROKER.name))
-    with pytest.raises(NotFoundError, match=r"no figure for fiscal year 2031; .* cover \[2023, 2024\]"):
+    with pytest.raises(
+        NotFoundError, match=r"no figure for fiscal or calendar year 2031; .* cover fiscal \[2023, 2024\]"
+    ):
         kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income", year=2031))
     with pytest.raises(NotFoundError, match="unknown document"):
         kb.financials(FinancialsRequest(document="NOPE.pdf"))

@@ -24,7 +24,6 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
-from indexer.core.errors import NotFoundError, shown
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.tokenize import normalize_text
@@ -36,7 +35,7 @@ from indexer.evidence.columns import (
     row_label,
     table_headers,
 )
-from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
+from indexer.evidence.concepts import concept_of
 from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import Period, ReportPeriod, column_period
@@ -198,7 +197,8 @@ def _compact(text: str) -> str:
 
 def _value(cell: Cell, label: str, unit: Unit, statement: str) -> tuple[str | None, str]:
     """The cell's value in units and what the unit is: per-share and percentages as printed, shares in their scale
-    (a balance sheet's 'Common stock, $0.10 par value … 217.9 million shares' is an amount of equity)."""
+    (a balance sheet's 'Common stock, $0.10 par value … 217.9 million shares' is an amount of equity, and a cash flow
+    statement's 'Issuance of preferred shares' an amount of cash)."""
     # a cell holding several figures is a table the parser could not split: no value, never the first one's
     number = parse_cell_value(cell.text) if len(_NUMBERS.findall(cell.text)) <= 1 else None
     if _SHARE_COUNT.search(label):
@@ -209,7 +209,7 @@ def _value(cell: Cell, label: str, unit: Unit, statement: str) -> tuple[str | No
         kind, multiplier = "percent", Decimal(1)
         if number is None:
             number = parse_cell_value(cell.text.strip().rstrip("%％"))
-    elif _SHARES.search(label) and statement != "balance":
+    elif _SHARES.search(label) and statement in ("income", "key_data"):
         kind, multiplier = "shares", unit.shares_multiplier
     else:
         kind, multiplier = "currency", unit.multiplier
@@ -341,52 +341,3 @@ def key_data_pages(sections: list[Section], tables_of: Callable[[int], list[Tabl
     }  # fmt: skip
     numbers |= {n for n in range(1, pages + 1) if any(_KEY_DATA.search(t.title or "") for t in tables_of(n))}
     return sorted(numbers)
-
-
-def _names(item: str, row: FinancialRow) -> bool:
-    words = normalise_label(item)
-    return bool(words) and words in normalise_label(row.label)
-
-
-def _missing_item(item: str, statement: str | None, chosen: list[FinancialRow]) -> str:
-    """What to say of an item that names no row: the concepts and labels there are."""
-    present = sorted({r.concept for r in chosen if r.concept})
-    labels = list(dict.fromkeys(r.label for r in chosen if r.concept is None))[:12]
-    return (
-        f"no row for item {shown(item)}"
-        + (f" in the {statement} statement" if statement else "")
-        + f"; concepts found: {', '.join(present) or 'none'}; other labels: "
-        + ("; ".join(shown(label, 40) for label in labels) or "none")
-        + ". Pass a concept or words of a label (English or Chinese)."
-    )
-
-
-def select_rows(
-    rows: list[FinancialRow], statement: str | None, items: list[str] | None, year: int | None
-) -> tuple[list[FinancialRow], list[str]]:
-    """The rows of ``statement`` whose concept or label ``items`` name, in fiscal ``year``, and what to say of the
-    items that name nothing. When no item names a row, :class:`NotFoundError` lists the concepts and labels there
-    are; when some do, the others are only noted (a partial answer, never an error for the whole call)."""
-    chosen = [r for r in rows if statement is None or r.statement == statement]
-    if not chosen:
-        found = ", ".join(dict.fromkeys(r.statement for r in rows))
-        raise NotFoundError(f"no {statement} figures found; statements found: {found}")
-    missing: list[str] = []
-    if items:
-        kept: list[FinancialRow] = []
-        for item in items:
-            named = concepts_named(item)  # a concept's name or a label its patterns accept; else words of a label
-            matching = [r for r in chosen if (r.concept in named if named else _names(item, r))]
-            if not matching:
-                missing.append(_missing_item(item, statement, chosen))
-            kept.extend(r for r in matching if r not in kept)
-        if not kept:
-            others = f" ({len(missing) - 1} more item(s) found nothing either)" if len(missing) > 1 else ""
-            raise NotFoundError(missing[0] + others)
-        chosen = kept
-    if year is not None:
-        years = sorted({r.fiscal_year for r in chosen if r.fiscal_year})
-        chosen = [r for r in chosen if r.fiscal_year == year]
-        if not chosen:
-            raise NotFoundError(f"no figure for fiscal year {year}; the statements selected cover {years or 'none'}")
-    return chosen, missing

@@ -188,7 +188,8 @@ def page_identities(document: str, statement: str, tables: list[Table], rows: li
         for table_row in table.rows:
             for cell in table_row.cells:
                 if cell.boxes and (row := by_cell.get(cell.boxes[-1])) is not None:
-                    figure = _Figure(table_row.label, table_row.total, cell.text)
+                    closes = table_row.total or row.concept in SECTION_TOTALS  # 'Net cash provided by operating …'
+                    figure = _Figure(table_row.label, closes, cell.text)
                     key = f"{row.period} {row.currency} {row.scale}"  # yen and a convenience translation
                     columns.setdefault(key, []).append((cell.boxes[-1], figure, row))
     results: dict[str, list[tuple[str, bool, FinancialRow]]] = {}  # a total's label → its checks, per period
@@ -235,6 +236,7 @@ _DIFFERENCES = (
     ("gross profit = revenue - cost of revenue", "gross_profit", "revenue", "cost_of_revenue"),
     ("net income = pretax income - income tax", "net_income", "pretax_income", "income_tax"),
 )
+SECTION_TOTALS = frozenset({"operating_cash_flow", "investing_cash_flow", "financing_cash_flow"})  # a section's sum
 _CASH = ("operating_cash_flow", "investing_cash_flow", "financing_cash_flow", "fx_effect_on_cash")
 
 
