@@ -30,6 +30,7 @@ from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 
 GOLD = Path(__file__).parent / "gold" / "units.jsonl"
+TEXT_CHECK = "the scale agrees with the text"
 _TRANSLATION = re.compile(r"dollars|yen|euros?|thousands|millions", re.I)
 _UNITS = {"units": "", "元": ""}  # the gold's 'units' is our '' (figures in units); 元 is units in yuan
 
@@ -118,6 +119,9 @@ def evaluate(index: Path, gold: Path) -> dict[str, object]:
         every["checked"] += len(tables & {(i.page, i.statement) for i in found})
         every["hold"] += sum(i.holds for i in found)
         every["fail"] += sum(not i.holds for i in found)
+        spoken = [i for i in found if i.name == TEXT_CHECK]
+        every["text agrees"] += sum(i.holds for i in spoken)
+        every["text disagrees"] += sum(not i.holds for i in spoken)
     return {
         "all_statements": dict(every),
         "statements": len(statements),
@@ -156,7 +160,9 @@ def markdown(result: dict[str, object]) -> list[str]:
     assert isinstance(every, dict)
     lines += ["", f"Identities over every statement table get_financials reads on the dev set: {every['statements']} "
               f"tables, {every['checked']} with at least one identity checked; {every['hold']} identities hold, "
-              f"{every['fail']} fail (those figures unverified: 'does not add up')."]  # fmt: skip
+              f"{every['fail']} fail (those figures unverified: 'does not add up'). Among them, a key figure's scale "
+              f"against the amount the filing's text states in words ('net sales of $34.2 billion'): "
+              f"{every['text agrees']} agree, {every['text disagrees']} disagree."]  # fmt: skip
     lines += ["", "Identities the gold records, as ours checked them: "
               + "; ".join(f"{name} {n}" for name, n in sorted(identities.items())) + ".", ""]  # fmt: skip
     return lines

@@ -23,6 +23,7 @@ from indexer.evidence.identities import Identity, name_bare_totals, page_identit
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.statement_content import likely_pages
+from indexer.evidence.text_figures import scale_checks
 from indexer.evidence.xbrl import FactReader, attach
 from indexer.index.store import source_file
 
@@ -91,6 +92,7 @@ class StatementReader:
             for identity in page_identities(document, statement, tables, page_rows)
         ]  # fmt: skip
         identities += statement_identities(document, rows)
+        identities += scale_checks(document, rows, page_of, meta.pages)
         original = source_file(self._folder, meta)
         if rows and meta.source_format == "html" and original.is_file():
             rows = attach(rows, self._facts.facts(original, meta.sha256))

@@ -4,6 +4,7 @@ Australian annual report's, with and without the notes page that names its curre
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.financials import statement_tables, table_rows
 from indexer.evidence.identities import page_identities
 from indexer.evidence.periods import ReportPeriod, not_a_period
+from indexer.evidence.text_figures import mentions, scale_checks
 from indexer.evidence.units import DOLLAR, declared_unit
 from indexer.ingest.build import BuildSettings, build_index
 from indexer.knowledge_base import KnowledgeBase
@@ -190,3 +192,28 @@ def test_a_year_is_matched_as_the_fiscal_year_then_as_the_calendar_year(samples_
     calendar = samples_kb.financials(FinancialsRequest(document=BESTBUY_10Q.name, items=["revenue"], year=2022))
     assert calendar.rows == fiscal.rows
     assert calendar.missing == ["year 2022 matched the calendar year the periods end in (the filer's fiscal [2023])"]
+
+
+def test_the_scale_agrees_with_the_figure_the_text_states(samples_kb: KnowledgeBase) -> None:
+    """MGM's release says 'Consolidated net revenues of $3.6 billion' (p.1); its statement prints 3,553,787 in
+    thousands. Read in thousands the figure agrees; read in units (a scale lost) it is a thousand times under, and
+    is not verified."""
+    document = MGM.name
+    printed = next(
+        r for r in samples_kb.financial_rows(document)
+        if r.page == 11 and r.value_printed == "3,553,787" and r.period.endswith("Three Months Ended December 31, 2022")
+    )  # fmt: skip
+    meta = samples_kb.document(document)
+    said = mentions(lambda n: samples_kb.page(document, n), meta.pages, {"revenue": "income"})
+    assert any(m.page == 1 and m.value == Decimal("3.6E9") and m.text == "net revenues of $3.6 billion" for m in said)
+    revenue = printed.model_copy(update={"concept": "revenue", "missing": [], "verified": True})
+    (agrees,) = scale_checks(document, [revenue], lambda n: samples_kb.page(document, n), meta.pages)
+    assert (
+        agrees.holds
+        and revenue.verified
+        and agrees.detail == "3,553,787 (thousands) vs 'net revenues of $3.6 billion' p.1"
+    )
+    lost = revenue.model_copy(update={"value": "3553787", "scale": "", "missing": [], "verified": True})
+    (disagrees,) = scale_checks(document, [lost], lambda n: samples_kb.page(document, n), meta.pages)
+    assert not disagrees.holds and not lost.verified
+    assert lost.missing == ["scale disagrees with the text ('net revenues of $3.6 billion' p.1)"]
