@@ -243,11 +243,9 @@ def _header_source(page: Page, header: str, cell: Cell) -> Source:
 def _missing(value: str | None, kind: str, unit: Unit, located: bool) -> list[str]:
     """What a figure lacks to be a fact, in the words the answer gives."""
     missing = []
-    if value is None:
-        missing.append("no single figure in the cell" if unit.stated or kind not in ("currency", "shares")
-                       else "scale not stated")  # fmt: skip
-    elif kind in ("currency", "shares") and not unit.stated:
-        missing.append("scale not stated")
+    if value is None:  # a scaled figure whose scale is not stated has no value either
+        missing.append("scale not stated" if kind in ("currency", "shares") and not unit.stated
+                       else "no single figure in the cell")  # fmt: skip
     if kind in ("currency", "per_share") and unit.currency in (None, DOLLAR):
         missing.append("currency not stated" + (" (a bare $)" if unit.currency == DOLLAR else ""))
     if not located:

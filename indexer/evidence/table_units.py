@@ -6,6 +6,7 @@ silence: what no line states stays unstated (indexer/evidence/units.py reads eac
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from indexer.core.models import Box, Line, Page, Table
 from indexer.evidence.columns import HEADER_ROWS
@@ -55,17 +56,18 @@ def table_unit(page: Page, table: Table, carried: Unit | None) -> Unit:
     if not unit.stated:
         stated = lines_unit(page.lines, page.number)
         if stated.stated:
-            unit = Unit(stated.power, stated.name, unit.currency, stated.share_power, stated.scale_source,
-                        unit.currency_source)  # fmt: skip
+            unit = replace(unit, power=stated.power, name=stated.name, share_power=stated.share_power,
+                           scale_source=stated.scale_source)  # fmt: skip
         elif in_units := signs_only(_header_lines(page, table), page.number) or _in_full(page, table):
-            unit = Unit(0, "", unit.currency, unit.share_power, in_units, unit.currency_source)
+            unit = replace(unit, power=0, name="", scale_source=in_units)
     if unit.currency in (None, DOLLAR):
-        signed = next(
-            (cell for row in table.rows[:SIGNED_ROWS] for cell in row.cells if currency(cell.text) is not None), None
+        signs = (
+            (cell, code) for row in table.rows[:SIGNED_ROWS] for cell in row.cells if (code := currency(cell.text))
         )
-        code = currency(signed.text) if signed else None
-        if signed is not None and (unit.currency is None or code != DOLLAR):
-            box = signed.boxes[0] if signed.boxes else None
-            unit = Unit(unit.power, unit.name, code, unit.share_power, unit.scale_source,
-                        source(signed.text, page.number, box))  # fmt: skip
+        signed = next(signs, None)
+        if signed is not None and (unit.currency is None or signed[1] != DOLLAR):
+            cell, code = signed
+            unit = replace(
+                unit, currency=code, currency_source=source(cell.text, page.number, next(iter(cell.boxes), None))
+            )
     return unit
