@@ -251,6 +251,9 @@ class DocumentBrief(BaseModel):
     not_searchable: int = Field(description="pages without a usable text layer")
     ocr_pages: int
     semantic_ready: bool = Field(description="embedded: found by meaning as well as by words")
+    unconfirmed: list[str] = Field(
+        default_factory=list, description="company, form or period_end: read once, not confirmed by a second place"
+    )
 
 
 class DocumentsBrief(CatalogueHead):
@@ -269,6 +272,15 @@ def document_brief(meta: DocumentMeta) -> DocumentBrief:
         not_searchable=len(meta.pages_without_text) + len(meta.pages_unreadable),
         ocr_pages=len(meta.pages_ocr),
         semantic_ready=meta.semantic_ready,
+        unconfirmed=[
+            field
+            for field, verified in (
+                ("company", meta.company_verified),
+                ("form", meta.form_verified),
+                ("period_end", meta.period_end_verified),
+            )
+            if verified is False and getattr(meta, field)
+        ],
     )
 
 

@@ -135,6 +135,8 @@ def _document_line(doc: DocumentBrief) -> str:
         line += f" ({doc.not_searchable} not searchable)"
     if doc.ocr_pages:
         line += f" ({doc.ocr_pages} read by OCR)"
+    if doc.unconfirmed:
+        line += f" ({', '.join(doc.unconfirmed).replace('_', ' ')} read once, not confirmed)"
     return line
 
 

@@ -51,18 +51,27 @@ ETHERNITY = SHARED / "eval" / "dev" / "en" / "pdfs" / "erc_ethernity_networks_e5
 
 
 def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
-    """Ethernity Networks' annual report (AIM-listed, no Parts or Items): its sections by their own titles, the
-    statements beneath them — and not the "Balance Sheet" paragraph of its financial review (page 12). Its
-    statement of comprehensive income prints revenue and the loss for the year: it is the income statement."""
-    pages = mark_furniture(PdfParser().parse(ETHERNITY), ChunkSettings())
-    sections = [(s.kind, s.key, s.level, s.page_start) for s in outline([page.lines for page in pages])]
-    assert sections[:5] == [
+    """Ethernity Networks' annual report (AIM-listed, no Parts or Items): the sections its contents page (p.3)
+    lists, each where the printed page it gives (PDF page = printed + 2) carries its heading, under the usual keys
+    where the title is a usual one; the statements beneath them — and not the "Balance Sheet" paragraph of its
+    financial review (page 12). Its statement of comprehensive income prints revenue and the loss for the year: it
+    is the income statement. Without the contents page, the usual titles alone give five of the eight, and a
+    "Principal risks" line inside the directors' report."""
+    lines = [page.lines for page in mark_furniture(PdfParser().parse(ETHERNITY), ChunkSettings())]
+    sections = [(s.kind, s.key, s.level, s.page_start) for s in outline(lines)]
+    assert sections[:8] == [
+        ("report", "statutory_and_other_information", 1, 4),
         ("report", "chairmans_statement", 1, 5),
         ("report", "ceo_review", 1, 6),
-        ("report", "management_report", 1, 8),
+        ("report", "management_report", 1, 8),  # "Financial Review"
+        ("report", "board_of_directors", 1, 16),
         ("report", "governance", 1, 18),
         ("report", "directors_report", 1, 24),
+        ("report", "statement_of_directors_responsibilities", 1, 25),
     ]
+    titled = [(s.key, s.page_start) for s in outline(lines, contents=False) if s.kind == "report"]
+    assert titled == [("chairmans_statement", 5), ("ceo_review", 6), ("management_report", 8), ("governance", 18),
+                      ("directors_report", 24), ("risk_report", 24)]  # fmt: skip
     statements = [(key, level, start) for kind, key, level, start in sections if kind == "statement"]
     assert statements == [("balance_sheet", 2, 30), ("income_statement", 2, 31), ("equity", 2, 32),
                           ("cash_flow", 2, 33)]  # fmt: skip

@@ -70,6 +70,14 @@ def first_date(text: str) -> str | None:
     return None
 
 
+def dates_in(text: str) -> set[str]:
+    """Every date a text prints in words or as 年月日 (July 29, 2023 · 29 July 2023 · 2023年7月29日), as ISO dates."""
+    found = {iso_date(_full_month(m.group(1)), m.group(2), m.group(3)) for m in _US_DAY.finditer(text)}
+    found |= {iso_date(_full_month(m.group(2)), m.group(1), m.group(3)) for m in _EU_DAY.finditer(text)}
+    found |= {_safe_date(*m.groups()) for m in _CN_DATE.finditer(text)}
+    return {day for day in found if day}
+
+
 def _full_month(name: str) -> str:
     return next(month for month in MONTHS if month.startswith(name.lower()[:3]))
 

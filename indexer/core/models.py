@@ -224,6 +224,18 @@ class Page(BaseModel):
         return "\n".join(line.text for line in self.lines)
 
 
+class Place(BaseModel):
+    """Where a document's company, form or period end is printed."""
+
+    where: str = Field(
+        description="cover, header, footer, auditor_report, statement_heading, signature, profile (a 年报's "
+        "company profile) or text (a page's running text)"
+    )
+    page: int = Field(ge=1)
+    text: str = Field(description="the line as printed")
+    bbox: Box
+
+
 class DocumentMeta(BaseModel):
     """What the indexer could tell about one file; unknown stays None."""
 
@@ -251,6 +263,16 @@ class DocumentMeta(BaseModel):
         default=None,
         description="the fiscal year as the filer names it (Best Buy's quarter ended 2023-07-29 is fiscal 2024; a year "
         "ending in the first days of January is named after the year before); the `year` filter uses it",
+    )
+    company_verified: bool | None = Field(
+        default=None,
+        description="two independent places print the company (cover, running headers, auditor's report, statement "
+        "headings, signatures); false: the best candidate, not established; null: not checked (an older index)",
+    )
+    form_verified: bool | None = Field(default=None, description="a page past the cover names the form too")
+    period_end_verified: bool | None = Field(default=None, description="a page past the cover prints the date too")
+    established: dict[str, list[Place]] = Field(
+        default_factory=dict, description="company, form, period_end: the places that print each"
     )
     language: str | None = Field(default=None, description="en, zh or mixed")
     stock_code: str | None = None

@@ -17,3 +17,8 @@ def has_cjk(text: str) -> bool:
 
 # A line that ends in a page number, as a contents page's lines do ("Item 7. Management's … 23", "第三节 …....8").
 ENDS_WITH_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
+
+
+def normal_words(text: str) -> str:
+    """``text`` lower-cased, its punctuation and underscores as single spaces: how titles and keys are compared."""
+    return re.sub(r"[\W_]+", " ", text.lower()).strip()

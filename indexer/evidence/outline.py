@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from indexer.core.models import Line
-from indexer.core.text import ENDS_WITH_PAGE_REF
+from indexer.core.text import ENDS_WITH_PAGE_REF, normal_words
+from indexer.evidence.contents import contents_starts
+from indexer.evidence.folios import read_folios
 from indexer.evidence.statement_content import concepts_on, page_kind
 
 _PART = re.compile(r"^PART\s+(IV|I{1,3})\b(?![,;])[\s.:—–-]*(.*)$", re.I)  # "Part I, Item 1A …" is a reference
@@ -81,6 +83,7 @@ _REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
         ("financial_statements", r"(?:consolidated )?financial statements|financial report"),
     )
 ]  # fmt: skip
+MAX_KEY_CHARS = 40
 MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS, MAX_REPORT_CHARS = 70, 160, 40, 80
 MENTION_CONCEPTS = 2  # a statement heading over pages printing fewer of its rows than this is a mention
 STATEMENT_GAP = 6  # pages within which the primary statements and their notes follow one another
@@ -184,13 +187,55 @@ def _reports(bodies: list[list[Line]]) -> list[_Candidate]:
     return sorted(found.values(), key=lambda c: (c.page, c.line))
 
 
+def _known_key(title: str) -> str | None:
+    plain = title.replace("’", "'")
+    return next((key for key, pattern in _REPORT_TITLES if pattern.match(plain)), None)
+
+
+def _report_sections(pages: list[list[Line]], bodies: list[list[Line]]) -> list[_Candidate]:
+    """An annual report's own sections: those its contents page lists, each where its heading is printed on the
+    page the contents give (evidence/contents.py), then its usual sections found by their titles where the
+    contents list none. The statements and notes are found by their own headings."""
+    titled = _reports(bodies)
+    on_page = {c.page: c.key for c in titled}  # a usual title on the listed page names it ("Financial Review")
+    listed: dict[str, _Candidate] = {}
+    for start in contents_starts(pages, read_folios(pages)):
+        statement = statement_title(start.title)
+        usual = _known_key(start.title) or on_page.get(start.page)
+        key = usual if usual and usual not in listed else normal_words(start.title).replace(" ", "_")[:MAX_KEY_CHARS]
+        key = statement or key
+        if key not in listed:
+            kind = "report" if statement is None else "notes" if statement == "notes" else "statement"
+            listed[key] = _Candidate(start.page, start.line, start.title, kind, key, (0, 0, 0))
+    starts = {c.page for c in listed.values()}
+    titled = [c for c in titled if c.key not in listed and c.page not in starts]
+    return sorted([*listed.values(), *titled], key=lambda c: (c.page, c.line))
+
+
+def _listed_statements(listed: list[_Candidate], found: list[_Candidate]) -> list[_Candidate]:
+    """Statements found by their headings, and those only the contents page gives (a heading whose words run
+    together, "StatementofFinancialPosition")."""
+    have = {c.key for c in found}
+    pages = {c.page for c in found}
+    return sorted([*found, *(c for c in listed if c.key not in have and c.page not in pages)], key=_position)
+
+
+def _position(candidate: _Candidate) -> tuple[int, int]:
+    return candidate.page, candidate.line
+
+
+def statement_title(text: str) -> str | None:
+    """The primary statement (or "notes") a whole line is the heading of: balance_sheet, income_statement, …"""
+    return next((label for label, pattern in _STATEMENT_TITLES if pattern.match(text)), None)
+
+
 def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_Candidate]:
     """The first page of each primary statement and of the notes (each distinct heading once)."""
     found: list[_Candidate] = []
     for number, body in enumerate(pages, start=1):
         for index, line in enumerate(body):
             text = " ".join(line.text.split())
-            label = next((label for label, pattern in _STATEMENT_TITLES if pattern.match(text)), None)
+            label = statement_title(text)
             if label is None or (number, index) in taken or ENDS_WITH_PAGE_REF.search(text) or text[:1].islower():
                 continue  # a heading starts with a capital: "… in the consolidated statements of cash flows." goes on
             kind = "notes" if label == "notes" else "statement"
@@ -308,8 +353,10 @@ def _lists_items(body: list[Line], found: list[_Candidate]) -> bool:
     return not any(_SENTENCE.search(line.text) for line in between)
 
 
-def outline(pages: list[list[Line]]) -> list[Section]:
-    """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked)."""
+def outline(pages: list[list[Line]], *, contents: bool = True) -> list[Section]:
+    """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked).
+    ``contents=False``: an annual report's sections by their usual titles only, not from its contents page (what
+    search's page labels were measured on)."""
     bodies = [[line for line in lines if not line.furniture] for lines in pages]
     candidates: list[_Candidate] = []
     part = 0
@@ -319,8 +366,11 @@ def outline(pages: list[list[Line]]) -> list[Section]:
             candidates.extend(found)
     structural = _in_order([c for c in candidates if c.kind != "chapter"])
     structural += _in_order([c for c in candidates if c.kind == "chapter"])
-    structural = structural or _reports(bodies)  # an annual report of another country: its own sections
-    statements = _statements(bodies, {(c.page, c.line) for c in structural})
+    if not structural:  # an annual report of another country, or a 10-K printed without its Item headings
+        structural = _report_sections(pages, bodies) if contents else _reports(bodies)
+    listed = [c for c in structural if c.kind in ("statement", "notes")]  # a report's contents list statements
+    structural = [c for c in structural if c not in listed]
+    statements = _listed_statements(listed, _statements(bodies, {(c.page, c.line) for c in structural}))
     first = min((c.page for c in statements if c.kind == "statement"), default=len(bodies) + 1)
     # the financial statements part holds the statements: a "Financial statements" line after them is no heading
     structural = [c for c in structural if c.key != "financial_statements" or c.page <= first]
@@ -348,8 +398,3 @@ def outline(pages: list[list[Line]]) -> list[Section]:
             )
         )  # fmt: skip
     return sections
-
-
-def normal_words(text: str) -> str:
-    """``text`` lower-cased, its punctuation and underscores as single spaces: how titles and keys are compared."""
-    return re.sub(r"[\W_]+", " ", text.lower()).strip()

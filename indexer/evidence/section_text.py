@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 
 from indexer.core.errors import NotFoundError, shown
 from indexer.core.models import Line
-from indexer.evidence.outline import Section, normal_words
+from indexer.core.text import normal_words
+from indexer.evidence.outline import Section
 
 SECTION_CHARS = 12_000  # characters of text read_section returns per call
 

@@ -20,7 +20,9 @@ from indexer.core.fiscal import (
 )
 from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
+from indexer.ingest import cover_agreement
 from indexer.ingest.broker_note import describe_broker_note
+from indexer.ingest.identifiers import detect_foreign_name, detect_tickers
 
 _DATE = DATE
 
@@ -100,23 +102,32 @@ def _printed(pages: list[Page]) -> list[Page]:
     return [page for page in pages if page.text.strip()]  # a cover that is all picture has no text
 
 
-def _cover(pages: list[Page]) -> str:
-    """The cover's text: the first two pages with text, or — when they name no form (a shareholders' letter) — the
-    two pages from an SEC form's title page bound within the first ten (a 10-K behind the letter)."""
-    text = _first_text(_printed(pages))
+def _cover_pages(pages: list[Page]) -> list[Page]:
+    """The cover: the first two pages with text, or — when they name no form (a shareholders' letter) — the two
+    pages from an SEC form's title page bound within the first ten (a 10-K behind the letter)."""
+    first = _printed(pages)[:2]
+    text = _first_text(first)
     if any(pattern.search(text) for _, pattern in _FORM_RULES) or _ANNUAL_REPORT.search(text):
-        return text
-    return _sec_cover(pages) or text
+        return first
+    return _sec_cover_pages(pages) or first
 
 
-def _sec_cover(pages: list[Page]) -> str | None:
+def _sec_cover_pages(pages: list[Page]) -> list[Page]:
     """The two pages from an SEC form's title page ("FORM 10-K") within the first ten pages with text: the
     registrant and the fiscal year a glossy annual report's bound 10-K prints."""
     printed = _printed(pages)
     for index, page in enumerate(printed[:BOUND_COVER_PAGES]):
         if _FORM_TITLE.search(page.text):
-            return _first_text(printed[index:])
-    return None
+            return printed[index : index + 2]
+    return []
+
+
+def _cover(pages: list[Page]) -> str:
+    return _first_text(_cover_pages(pages))
+
+
+def _sec_cover(pages: list[Page]) -> str | None:
+    return _first_text(found) if (found := _sec_cover_pages(pages)) else None
 
 
 def detect_language(pages: list[Page]) -> str | None:
@@ -261,23 +272,6 @@ def period_year(period: str | None) -> int | None:
     return int(found.group(0)) if found else None
 
 
-_TICKER_LISTED = re.compile(r"\b([A-Z]{1,5}(?:\.[A-Z])?)\s+(?:The\s+)?(?:Nasdaq|New York Stock Exchange|NYSE)\b")
-_TICKER_QUOTED = re.compile(r"\((?:NYSE|NASDAQ|Nasdaq|NYSE American)\s*:\s*([A-Z]{1,5}(?:\.[A-Z])?)\)")
-_FOREIGN_NAME = re.compile(r"(?:公司的外文名称|外文名称|英文名称)\s*[:：]?\s*([A-Za-z][A-Za-z .,&()'-]{3,80})")
-
-
-def detect_tickers(text: str) -> list[str]:
-    """Trading symbols printed on an SEC cover page or in a release's '(NYSE: MGM)'."""
-    found = _TICKER_LISTED.findall(text) + _TICKER_QUOTED.findall(text)
-    return list(dict.fromkeys(t for t in found if len(t) >= 2 and t not in {"PR", "LLC", "THE"}))
-
-
-def detect_foreign_name(text: str) -> str | None:
-    """The English name a Chinese report gives for the company (公司的外文名称)."""
-    found = _FOREIGN_NAME.search(text)
-    return found.group(1).strip() if found else None
-
-
 def _most_named(pages: list[Page]) -> tuple[str, int] | None:
     """The legal name printed on the most pages (at least a few), as it is most often printed, with that count: the
     company an annual report is about when its cover prints a slogan or a directory."""
@@ -345,18 +339,58 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     shown_period = period
     if period and year and str(year) not in period:
         shown_period = f"{period} (fiscal {year})"
+    established = _established(pages, [company, registrant, *_cover_names(pages, text)], form, end)
+    company = established["company"]  # type: ignore[assignment]
     parts = [p for p in (company, form, shown_period) if p]
     broker_note = describe_broker_note(file_name, pages) if form == "研报" else {}
-    return broker_note | {
-        "tickers": detect_tickers(text),
-        "english_name": detect_foreign_name(opening),
-        "title": " · ".join(parts) if len(parts) >= 2 else Path(file_name).stem,
-        "company": company,
-        "company_pinyin": romanised(company),
-        "form": form,
-        "period": period,
-        "period_end": end,
-        "year": year,
-        "language": detect_language(pages),
-        "stock_code": code,
+    return (
+        broker_note
+        | established
+        | {
+            "tickers": detect_tickers(text),
+            "english_name": detect_foreign_name(opening),
+            "title": " · ".join(parts) if len(parts) >= 2 else Path(file_name).stem,
+            "company_pinyin": romanised(company),
+            "form": form,
+            "period": period,
+            "period_end": end,
+            "year": year,
+            "language": detect_language(pages),
+            "stock_code": code,
+        }
+    )
+
+
+# A page past the cover that names the form again: an SEC form's name, a 年报's title, "annual report", an earnings
+# release's exhibit label or its results.
+_FORM_AGAIN: dict[str, re.Pattern[str]] = dict(_FORM_RULES) | {
+    "annual report": _ANNUAL_REPORT,
+    "earnings release": re.compile(r"\bexhibit\s+99\b|\b(?:quarter|year)\b.{0,40}\bresults\b", re.I),
+}
+
+
+def _cover_names(pages: list[Page], cover: str) -> list[str | None]:
+    """Other names the filing might be about: legal names on the cover and the first pages, the most printed one."""
+    most = _most_named(pages)
+    legal = [m.group(1).strip() for m in _LEGAL_NAME.finditer(cover) if not _NOT_A_COMPANY.search(m.group(1))]
+    return [*legal, _legal_name(_first_text(pages, LEGAL_NAME_PAGES)), most[0] if most else None]
+
+
+def _established(
+    pages: list[Page], candidates: list[str | None], form: str | None, end: str | None
+) -> dict[str, object]:
+    """Company, form and period end settled by agreement (ingest/cover_agreement.py), with the places of each."""
+    cover = {page.number for page in _cover_pages(pages)} | {page.number for page in _sec_cover_pages(pages)}
+    company = cover_agreement.settle_company(
+        [_unsplit(c) if c else c for c in candidates], cover_agreement.places(pages, cover)
+    )
+    settled_form = cover_agreement.settle_form(form, _FORM_AGAIN.get(form or ""), pages, cover)
+    settled_end = cover_agreement.settle_period_end(end, pages, cover)
+    found = {"company": company, "form": settled_form, "period_end": settled_end}
+    return {
+        "company": company.value,
+        "company_verified": company.verified,
+        "form_verified": settled_form.verified,
+        "period_end_verified": settled_end.verified,
+        "established": {field: list(settled.places) for field, settled in found.items() if settled.places},
     }

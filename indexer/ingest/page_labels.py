@@ -65,7 +65,7 @@ def _fallback(pages: list[Page]) -> list[PageLabel]:
 
 def page_labels(pages: list[Page]) -> list[PageLabel]:
     """One label per page, in order."""
-    sections = outline([page.lines for page in pages])
+    sections = outline([page.lines for page in pages], contents=False)  # the contents' sections: not measured yet
     fallback = _fallback(pages)
     labels: list[PageLabel] = []
     topic = _Topic(None)

@@ -1,0 +1,145 @@
+"""Sections from a filing's own table of contents: each entry's printed page resolved to a PDF page through the
+folios (evidence/folios.py), and kept only where that page, or the one beside it, prints the entry's heading.
+
+A contents page lists titles with page numbers ("Directors' report ........ 45", "45 Directors' report"); it is
+never a section start itself. An entry whose heading is printed nowhere near its page is dropped: a contents page
+that is wrong, or read wrong, adds nothing rather than a wrong start.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from itertools import pairwise
+
+from indexer.core.models import Line
+from indexer.core.text import normal_words
+from indexer.evidence.folios import Folios
+
+CONTENTS_PAGES = 12  # a report's contents are within its first pages
+CONTENTS_ENTRIES = 3  # lines ending (or starting) in a page number that make a page a contents page
+RISING_SHARE = 0.9  # without a "Contents" title, entries list pages in order (a statement's figures do not)
+RUNNING_SHARE = 0.5  # a line printed on more than this share of pages is furniture the parser left in the body
+SLACK_PAGES = 20  # a printed page number past the document by more than this is a figure
+MAX_TITLE_CHARS = 90
+MIN_TITLE_LETTERS = 4
+OFFSET_ENTRIES = 8  # entries whose headings are looked for everywhere when no page prints its number
+AGREEING_ENTRIES = 2
+NUMBER_PREFIX = 6  # characters a heading may print before the title: a section's number
+HEADING_SLACK = 25  # a heading line may carry this many characters more than the entry's title (a number, a year)
+_TITLE_FIRST = re.compile(r"^(?P<title>\D.*?\S)\s*(?:\.{3,}|…{2,}|\s)\s*(?P<page>\d{1,4})$")
+_PAGE_FIRST = re.compile(r"^(?P<page>\d{1,4})\s+(?P<title>[^\d\s].*)$")
+_CONTENTS_TITLE = re.compile(r"^(?:table\s+of\s+)?contents$|^index$|^目\s*录$", re.I)
+_DIGITS = re.compile(r"\d+")
+_FOLIO_WORD = re.compile(r"\bpage\b", re.I)  # "Page | 2": a folio, not an entry
+
+
+@dataclass(frozen=True)
+class Entry:
+    title: str
+    printed: int
+
+
+@dataclass(frozen=True)
+class Start:
+    """A section start that a contents entry and a heading on the page agree on."""
+
+    page: int
+    line: int
+    title: str
+
+
+def _entry(text: str) -> Entry | None:
+    found = _TITLE_FIRST.match(text) or _PAGE_FIRST.match(text)
+    if found is None:
+        return None
+    # a bullet starts an entry; text before it on the same line is another column's prose
+    title = re.sub(r"(?:\s*(?:\.{3,}|…{2,}))$", "", found.group("title")).rsplit("•", 1)[-1].strip(" .…·▪■–-")
+    letters = sum(c.isalpha() for c in _FOLIO_WORD.sub("", title))
+    if letters < MIN_TITLE_LETTERS or len(title) > MAX_TITLE_CHARS:
+        return None
+    return Entry(title=title, printed=int(found.group("page")))
+
+
+def contents_entries(bodies: list[list[Line]]) -> tuple[list[int], list[Entry]]:
+    """The contents pages among the first pages and their entries, in order."""
+    pages: list[int] = []
+    entries: list[Entry] = []
+    for number, body in enumerate(bodies[:CONTENTS_PAGES], start=1):
+        texts = [" ".join(line.text.split())[:200] for line in body]
+        found = [entry for text in texts if (entry := _entry(text)) and entry.printed <= len(bodies) + SLACK_PAGES]
+        titled = any(_CONTENTS_TITLE.match(text) for text in texts[:6])
+        rising = sum(a.printed <= b.printed for a, b in pairwise(found))
+        if len(found) >= CONTENTS_ENTRIES and (titled or rising >= RISING_SHARE * (len(found) - 1)):
+            pages.append(number)
+            entries.extend(found)
+    return pages, entries
+
+
+def _heading_at(body: list[Line], title: str) -> int | None:
+    """The line of a page that prints ``title`` as a heading: the line, or it and the next, say the title's words
+    (spaces aside: a display font's words often come out run together, "Chairman'sStatement"), or the last part
+    of a breadcrumb heading ("STRATEGIC REPORT | CHAIRMAN'S STATEMENT")."""
+    wanted = normal_words(title).replace(" ", "")
+    for index, line in enumerate(body):
+        text = normal_words(line.text.rsplit("|", 1)[-1]).replace(" ", "")  # "STRATEGIC REPORT | CHAIRMAN'S …"
+        if not text or len(text) > len(wanted) + HEADING_SLACK:
+            continue
+        following = normal_words(body[index + 1].text).replace(" ", "") if index + 1 < len(body) else ""
+        numbered = text.endswith(wanted) and len(text) - len(wanted) <= NUMBER_PREFIX  # "04 Strategic report"
+        if text.startswith(wanted) or numbered or (text + following).startswith(wanted):
+            return index
+    return None
+
+
+def _running(bodies: list[list[Line]], title: str) -> bool:
+    """A title printed as a whole line on most pages is the filing's running header or footer ("Annual Report 2022 |
+    OFX Group", "Page | 3"), not a section. A section's own running header spans only its pages."""
+    wanted = _DIGITS.sub("", normal_words(title)).strip()
+    if not wanted:
+        return True
+    pages = sum(any(_DIGITS.sub("", normal_words(line.text)).strip() == wanted for line in body) for body in bodies)
+    return pages > RUNNING_SHARE * len(bodies)
+
+
+def _offset_from_headings(bodies: list[list[Line]], contents: list[int], entries: list[Entry]) -> Folios:
+    """Where no page prints its number, the offset the entries' own headings agree on: each entry's heading
+    looked for on every page past the contents, and an offset kept where at least two entries share it."""
+    offsets: Counter[int] = Counter()
+    first = max(contents, default=0)
+    for entry in entries[:OFFSET_ENTRIES]:
+        found = {page - entry.printed for page in range(first + 1, len(bodies) + 1)
+                 if _heading_at(bodies[page - 1], entry.title) is not None}  # fmt: skip
+        offsets.update(found)
+    agreed = [(offset, count) for offset, count in offsets.most_common(1) if count >= AGREEING_ENTRIES]
+    return Folios(printed={}, runs=[(1, agreed[0][0])] if agreed else [])
+
+
+def contents_starts(lines: list[list[Line]], folios: Folios) -> list[Start]:
+    """The section starts a filing's contents page gives, each confirmed by its heading on the page it names;
+    ``lines``: each page's lines, furniture marked. Where the folios confirm fewer than half the entries (pages
+    that print few numbers, or numbers that are not folios), the offset the headings agree on is tried too."""
+    bodies = [[line for line in page if not line.furniture] for page in lines]
+    pages, entries = contents_entries(bodies)
+    entries = [entry for entry in entries if not _running(lines, entry.title)]
+    starts = _confirmed(bodies, pages, entries, folios)
+    if len(starts) < len(entries) / 2:
+        by_headings = _confirmed(bodies, pages, entries, _offset_from_headings(bodies, pages, entries))
+        starts = max(starts, by_headings, key=len)
+    return sorted(set(starts), key=lambda s: (s.page, s.line))
+
+
+def _confirmed(bodies: list[list[Line]], contents: list[int], entries: list[Entry], folios: Folios) -> list[Start]:
+    starts: list[Start] = []
+    for entry in entries:
+        target = folios.pdf_page(entry.printed, len(bodies))
+        if target is None:
+            continue
+        for page in (target, target + 1, target - 1):
+            if page in contents or not 1 <= page <= len(bodies):
+                continue
+            if (line := _heading_at(bodies[page - 1], entry.title)) is not None:
+                starts.append(Start(page=page, line=line, title=entry.title))
+                break
+    return starts

@@ -1,0 +1,167 @@
+"""Company, form and period end by agreement: a value is established when two independent places in the filing
+print it, and each comes back with where it was read.
+
+The places a filer's name is printed, each read on its own: the cover, the running headers and footers, the
+auditor's report addressee ("To the Shareholders and Board of Directors of X", 致X全体股东), the statements'
+headings ("X and Subsidiaries" over "Consolidated Balance Sheets"), the signature block ("Pursuant to the
+requirements of …"), and a 年报's company profile (公司的中文名称). A candidate must be a name: not a heading word
+("Management's"), a role ("Chief Executive Officer") or a description ("a German stock corporation").
+
+A form is established when a page past the cover names it too ("this Annual Report on Form 10-K", a 年报's running
+header), and a period end when a page past the cover prints the same date (a statement's column header).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from indexer.core.fiscal import dates_in
+from indexer.core.models import Line, Page, Place
+from indexer.core.sections import boilerplate_page
+from indexer.core.text import CJK
+from indexer.evidence.outline import statement_title
+
+PLACE_CHARS = 120  # a place's printed text, cut
+HEADING_REACH = 4  # lines above a statement's title where its entity is printed ("X and Subsidiaries")
+AGREEING_PLACES = 2
+BAND = 0.08  # the top and bottom of a page, where running headers and footers are printed
+
+_ADDRESSEE = re.compile(
+    r"^to\s+the\s+(?:board\s+of\s+directors|(?:share|stock)holders|members|owners)\b.{0,80}?\bof\b|^致.{2,40}全体股东",
+    re.I,
+)
+_PROFILE = re.compile(r"^公司的?中文名称")
+# What a name is not: a heading or a possessive heading word, a role, a description that starts with an article.
+_NOT_A_NAME = re.compile(
+    r"^(?:a|an)\s|^(?:management|directors?|chair(?:man|woman|person)?|auditors?|shareholders?|chief|board|report|"
+    r"annual|consolidated|notes?|independent|our|we|item|part|table|contents|index|results|highlights|financial|"
+    r"statements?|corporate|strategic|overview)\b|\b(?:stock\s+corporation|incorporated\s+in|organi[sz]ed\s+under)\b",
+    re.I,
+)
+_LEGAL_TAIL = re.compile(
+    r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|l\.p|n\.v|s\.a|ag|se|"
+    r"and\s+(?:its\s+)?subsidiaries)\.?)+$|(?:股份有限公司|有限责任公司|有限公司)$",
+    re.I,
+)
+_SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")  # "MGM R ESORTS I NTERNATIONAL"
+_NOT_WORD = re.compile(r"\W+")
+_APOSTROPHE = re.compile(r"['’]")
+
+
+@dataclass(frozen=True)
+class Settled:
+    """A value with the places that print it; established when two independent places agree."""
+
+    value: str | None
+    verified: bool
+    places: tuple[Place, ...]
+
+
+def is_name(candidate: str) -> bool:
+    text = candidate.strip()
+    return 2 <= len(text) <= 100 and not _NOT_A_NAME.search(text) and any(c.isupper() or CJK.match(c) for c in text)
+
+
+def _plain(text: str) -> str:
+    """Case, punctuation, apostrophes and split small capitals aside, padded so names match as whole words."""
+    joined = _SMALL_CAPS.sub(r"\1", text) if len(_SMALL_CAPS.findall(text)) >= 2 else text
+    bare = _APOSTROPHE.sub("", joined).replace("&", " ").casefold()
+    return f" {' '.join(_NOT_WORD.sub(' ', bare).split())} "
+
+
+def core(name: str) -> str:
+    """The distinctive part of a name: no article, no legal form, no "and subsidiaries"."""
+    text = re.sub(r"^the\s+", "", " ".join(name.split()), flags=re.I)
+    text = _LEGAL_TAIL.sub("", text).strip(" ,.")
+    return _plain(text)
+
+
+def _long_enough(key: str) -> bool:
+    letters = key.strip()
+    return len(letters) >= (2 if any(CJK.match(c) for c in letters) else 3)
+
+
+def _place(where: str, page: Page, line: Line) -> Place:
+    return Place(where=where, page=page.number, text=" ".join(line.text.split())[:PLACE_CHARS], bbox=line.box)
+
+
+def _page_places(page: Page, cover: bool) -> Iterator[Place]:
+    """The lines of one page that sit where a filer's own name is printed, each with what place it is."""
+    body = [line for line in page.lines if not line.furniture]
+    if cover:
+        yield from (_place("cover", page, line) for line in page.lines)
+        return
+    for line in page.lines:
+        if line.furniture or not BAND * page.height < line.box.top < (1 - BAND) * page.height:
+            yield _place("header" if line.box.top < page.height / 2 else "footer", page, line)
+    for index, line in enumerate(body):
+        text = " ".join(line.text.split())
+        if _ADDRESSEE.match(text) or _PROFILE.match(text):
+            where = "profile" if _PROFILE.match(text) else "auditor_report"
+            yield from (_place(where, page, near) for near in body[index : index + 2])
+        elif statement_title(text) not in (None, "notes"):
+            yield from (_place("statement_heading", page, near) for near in body[max(0, index - HEADING_REACH) : index])
+    if boilerplate_page([line.text for line in body]) == "signatures":
+        yield from (_place("signature", page, line) for line in body)
+
+
+def places(pages: list[Page], cover_pages: set[int]) -> list[Place]:
+    """Every line of the filing in a naming place, cover first."""
+    return [place for page in pages for place in _page_places(page, page.number in cover_pages)]
+
+
+def _supports(name: str, found: Iterable[Place]) -> list[Place]:
+    """One place of each kind that prints the name, in order."""
+    key = core(name)
+    if not _long_enough(key):
+        return []
+    squeezed = key.replace(" ", "")
+    kept: dict[str, Place] = {}
+    for place in found:
+        if place.where in kept:
+            continue
+        text = _plain(place.text)
+        if key in text or (CJK.search(squeezed) and squeezed in text.replace(" ", "")):
+            kept[place.where] = place
+    return list(kept.values())
+
+
+def settle_company(candidates: list[str | None], found: list[Place]) -> Settled:
+    """The first candidate (the cover's reading) when two places print it; else the first name that two places
+    print; else the first name, not established."""
+    names = list(dict.fromkeys(c.strip() for c in candidates if c and is_name(c)))
+    if not names:
+        return Settled(next((c for c in candidates if c), None), False, ())
+    supported = [(name, _supports(name, found)) for name in names]
+    agreed = [(name, where) for name, where in supported if len(where) >= AGREEING_PLACES]
+    name, where = agreed[0] if agreed else supported[0]
+    return Settled(name, bool(agreed), tuple(where))
+
+
+def settle_form(form: str | None, pattern: re.Pattern[str] | None, pages: list[Page], cover: set[int]) -> Settled:
+    """The cover's form, established when a page past the cover names it as well."""
+    if form is None or pattern is None:
+        return Settled(form, False, ())
+    for page in pages:
+        if page.number in cover:
+            continue
+        for line in page.lines:
+            if pattern.search(line.text):
+                return Settled(form, True, (_place("header" if line.furniture else "text", page, line),))
+    return Settled(form, False, ())
+
+
+def settle_period_end(end: str | None, pages: list[Page], cover: set[int]) -> Settled:
+    """The cover's period end, established when a page past the cover prints the same date."""
+    if end is None:
+        return Settled(None, False, ())
+    for page in pages:
+        if page.number in cover or end not in dates_in(page.text):
+            continue
+        line = next((line for line in page.lines if end in dates_in(line.text)), None)
+        if line is not None:
+            titled = any(statement_title(" ".join(other.text.split())) for other in page.lines)
+            return Settled(end, True, (_place("statement_heading" if titled else "text", page, line),))
+    return Settled(end, False, ())
