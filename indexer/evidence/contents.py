@@ -20,6 +20,7 @@ from indexer.evidence.folios import Folios
 CONTENTS_PAGES = 12  # a report's contents are within its first pages
 CONTENTS_ENTRIES = 3  # lines ending (or starting) in a page number that make a page a contents page
 RISING_SHARE = 0.9  # without a "Contents" title, entries list pages in order (a statement's figures do not)
+MAX_LINE_CHARS = 300  # a line compared with an entry's title is cut to this
 RUNNING_SHARE = 0.5  # a line printed on more than this share of pages is furniture the parser left in the body
 SLACK_PAGES = 20  # a printed page number past the document by more than this is a figure
 MAX_TITLE_CHARS = 90
@@ -93,14 +94,19 @@ def _heading_at(body: list[Line], title: str) -> int | None:
     return None
 
 
-def _running(bodies: list[list[Line]], title: str) -> bool:
+def _printed_lines(lines: list[list[Line]]) -> Counter[str]:
+    """On how many pages each line is printed, its words compared without digits (one pass over the filing)."""
+    counts: Counter[str] = Counter()
+    for page in lines:
+        counts.update({_DIGITS.sub("", normal_words(line.text[:MAX_LINE_CHARS])).strip() for line in page})
+    return counts
+
+
+def _running(printed: Counter[str], pages: int, title: str) -> bool:
     """A title printed as a whole line on most pages is the filing's running header or footer ("Annual Report 2022 |
     OFX Group", "Page | 3"), not a section. A section's own running header spans only its pages."""
     wanted = _DIGITS.sub("", normal_words(title)).strip()
-    if not wanted:
-        return True
-    pages = sum(any(_DIGITS.sub("", normal_words(line.text)).strip() == wanted for line in body) for body in bodies)
-    return pages > RUNNING_SHARE * len(bodies)
+    return not wanted or printed[wanted] > RUNNING_SHARE * pages
 
 
 def _offset_from_headings(bodies: list[list[Line]], contents: list[int], entries: list[Entry]) -> Folios:
@@ -122,7 +128,8 @@ def contents_starts(lines: list[list[Line]], folios: Folios) -> list[Start]:
     that print few numbers, or numbers that are not folios), the offset the headings agree on is tried too."""
     bodies = [[line for line in page if not line.furniture] for page in lines]
     pages, entries = contents_entries(bodies)
-    entries = [entry for entry in entries if not _running(lines, entry.title)]
+    printed = _printed_lines(lines)
+    entries = [entry for entry in entries if not _running(printed, len(lines), entry.title)]
     starts = _confirmed(bodies, pages, entries, folios)
     if len(starts) < len(entries) / 2:
         by_headings = _confirmed(bodies, pages, entries, _offset_from_headings(bodies, pages, entries))
