@@ -64,10 +64,14 @@ def is_name(candidate: str) -> bool:
     return 2 <= len(text) <= 100 and not _NOT_A_NAME.search(text) and any(c.isupper() or CJK.match(c) for c in text)
 
 
+def unsplit(name: str) -> str:
+    """Small capitals joined again when a name has several split words ("MGM R ESORTS I NTERNATIONAL")."""
+    return _SMALL_CAPS.sub(r"\1", name) if len(_SMALL_CAPS.findall(name)) >= 2 else name
+
+
 def _plain(text: str) -> str:
     """Case, punctuation, apostrophes and split small capitals aside, padded so names match as whole words."""
-    joined = _SMALL_CAPS.sub(r"\1", text) if len(_SMALL_CAPS.findall(text)) >= 2 else text
-    bare = _APOSTROPHE.sub("", joined).replace("&", " ").casefold()
+    bare = _APOSTROPHE.sub("", unsplit(text)).replace("&", " ").casefold()
     return f" {' '.join(_NOT_WORD.sub(' ', bare).split())} "
 
 
@@ -112,17 +116,16 @@ def places(pages: list[Page], cover_pages: set[int]) -> list[Place]:
     return [place for page in pages for place in _page_places(page, page.number in cover_pages)]
 
 
-def _supports(name: str, found: Iterable[Place]) -> list[Place]:
-    """One place of each kind that prints the name, in order."""
+def _supports(name: str, found: Iterable[tuple[Place, str]]) -> list[Place]:
+    """One place of each kind that prints the name, in order; ``found``: each place with its plain text."""
     key = core(name)
     if not _long_enough(key):
         return []
     squeezed = key.replace(" ", "")
     kept: dict[str, Place] = {}
-    for place in found:
+    for place, text in found:
         if place.where in kept:
             continue
-        text = _plain(place.text)
         if key in text or (CJK.search(squeezed) and squeezed in text.replace(" ", "")):
             kept[place.where] = place
     return list(kept.values())
@@ -134,7 +137,8 @@ def settle_company(candidates: list[str | None], found: list[Place]) -> Settled:
     names = list(dict.fromkeys(c.strip() for c in candidates if c and is_name(c)))
     if not names:
         return Settled(next((c for c in candidates if c), None), False, ())
-    supported = [(name, _supports(name, found)) for name in names]
+    plain = [(place, _plain(place.text)) for place in found]
+    supported = [(name, _supports(name, plain)) for name in names]
     agreed = [(name, where) for name, where in supported if len(where) >= AGREEING_PLACES]
     name, where = agreed[0] if agreed else supported[0]
     return Settled(name, bool(agreed), tuple(where))

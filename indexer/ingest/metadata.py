@@ -82,8 +82,6 @@ _NOT_A_COMPANY = re.compile(
 # A combined filing's cover lists its registrants as rows: file number, name, state, IRS number.
 _REGISTRANT_ROW = re.compile(r"^\d{1,3}-\d{3,6}\s+(.+?)\s+(?:[A-Z][a-z]+\s){1,3}?\d{2}-\d{7}$")
 NAMED_MIN_PAGES = 3  # a legal name on fewer pages is a counterparty, an auditor or a subsidiary
-# Small capitals extracted as a capital and the rest of the word: "MGM R ESORTS I NTERNATIONAL".
-_SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")
 _FILENAME_FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("10-K", re.compile(r"10-?K", re.I)),
     ("10-Q", re.compile(r"10-?Q", re.I)),
@@ -306,11 +304,6 @@ def _confirmed(company: str | None, pages: list[Page]) -> str | None:
     return company
 
 
-def _unsplit(name: str) -> str:
-    """Small capitals joined again when a name has several split words ("MGM RESORTS INTERNATIONAL")."""
-    return _SMALL_CAPS.sub(r"\1", name) if len(_SMALL_CAPS.findall(name)) >= 2 else name
-
-
 def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     """Metadata fields for :class:`indexer.core.models.DocumentMeta` (title, company, form, period, …)."""
     text = _cover(pages)
@@ -323,7 +316,7 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
         company = _legal_name(_first_text(pages, LEGAL_NAME_PAGES)) or company  # a company named a few pages in
     if registrant is None and code is None:  # a registrant line, a Chinese report's code and short name are sure
         company = _confirmed(None if company == _from_file_name(file_name) else company, pages) or company
-    company = _unsplit(company) if company else company
+    company = cover_agreement.unsplit(company) if company else company
     period = detect_period(form, file_name, text)
     if sec is not text and not re.match(r"FY", period or ""):
         period = detect_period(form, file_name, sec) or period  # the bound 10-K's "fiscal year ended …"
@@ -382,7 +375,7 @@ def _established(
     """Company, form and period end settled by agreement (ingest/cover_agreement.py), with the places of each."""
     cover = {page.number for page in _cover_pages(pages)} | {page.number for page in _sec_cover_pages(pages)}
     company = cover_agreement.settle_company(
-        [_unsplit(c) if c else c for c in candidates], cover_agreement.places(pages, cover)
+        [cover_agreement.unsplit(c) if c else c for c in candidates], cover_agreement.places(pages, cover)
     )
     settled_form = cover_agreement.settle_form(form, _FORM_AGAIN.get(form or ""), pages, cover)
     settled_end = cover_agreement.settle_period_end(end, pages, cover)
