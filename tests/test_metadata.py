@@ -131,10 +131,10 @@ def test_a_company_named_only_inside_its_annual_report() -> None:
 
 
 def test_small_capitals_are_joined_again() -> None:
-    from indexer.ingest.metadata import _unsplit
+    from indexer.ingest.cover_agreement import unsplit
 
-    assert _unsplit("MGM R ESORTS I NTERNATIONAL") == "MGM RESORTS INTERNATIONAL"
-    assert _unsplit("J CREW GROUP") == "J CREW GROUP"  # one split word: nothing to tell it from an initial
+    assert unsplit("MGM R ESORTS I NTERNATIONAL") == "MGM RESORTS INTERNATIONAL"
+    assert unsplit("J CREW GROUP") == "J CREW GROUP"  # one split word: nothing to tell it from an initial
 
 
 def test_a_period_end_printed_apart_from_its_words() -> None:
