@@ -181,13 +181,14 @@ def _reports(bodies: list[list[Line]]) -> list[_Candidate]:
         for index, text in enumerate(texts):
             if len(text) > MAX_REPORT_CHARS or not text[:1].isupper():
                 continue
-            key = next((key for key, pattern in _REPORT_TITLES if pattern.match(text.replace("’", "'"))), None)
+            key = _known_key(text)
             if key is not None and key not in found:
                 found[key] = _Candidate(number, index, text, "report", key, (0, 0, 0))
     return sorted(found.values(), key=lambda c: (c.page, c.line))
 
 
 def _known_key(title: str) -> str | None:
+    """The usual section a title names (directors_report, governance, …), apostrophes either way."""
     plain = title.replace("’", "'")
     return next((key for key, pattern in _REPORT_TITLES if pattern.match(plain)), None)
 
