@@ -188,7 +188,6 @@ def _reports(bodies: list[list[Line]]) -> list[_Candidate]:
 
 
 def _known_key(title: str) -> str | None:
-    """The usual section a title names (directors_report, governance, …), apostrophes either way."""
     plain = title.replace("’", "'")
     return next((key for key, pattern in _REPORT_TITLES if pattern.match(plain)), None)
 
