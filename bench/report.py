@@ -16,6 +16,7 @@ from typing import Any
 
 import answer_sizes  # bench/ is on the path when this runs as a script
 import dev_server
+import engine_report
 import financials_eval
 import metadata_eval
 import outline_eval
@@ -294,8 +295,9 @@ def main() -> int:
         "Written by `make bench` (`bench/bench.py`, `bench/synthetic.py`, `bench/http_load.py`, "
         "`bench/dense_recall.py`, `bench/profile_search.py`, `bench/answer_sizes.py`, `bench/outline_eval.py`, "
         "`bench/financials_eval.py`, `bench/units_eval.py`, `bench/rows_eval.py`, `bench/metadata_eval.py`, "
-        "`bench/dev_server.py`, `bench/report.py`); every figure is wall-clock on the "
-        "machine below. Reproduce with `make bench CORPUS=DIR [BENCH_INDEX=DIR]`.",
+        "`bench/dev_build.py`, `bench/dev_server.py`, `bench/report.py`; `make bench-engines`: "
+        "`bench/e5_parity.py`, `bench/engine_parity.py`, `bench/engine_server.py`, `bench/engine_report.py`); every "
+        "figure is wall-clock on the machine below. Reproduce with `make bench CORPUS=DIR [BENCH_INDEX=DIR]`.",
         "",
         f"- machine: {bench.get('machine', 'unknown')}",
         f"- corpus: `{bench.get('corpus', '?')}` ({bench.get('files', '?')} files), embedder {bench.get('embedder')}",
@@ -312,6 +314,7 @@ def main() -> int:
         *(rows_eval.markdown(rows) if (rows := _load(out / "rows.json")) else []),
         *(metadata_eval.markdown(meta) if (meta := _load(out / "metadata.json")) else []),
         *dev_server.markdown(_load(out / "dev_server.json")),
+        *engine_report.current(),
         *_milvus_and_ray(out),
         *_corpus(bench),
         *_dense(dense),

@@ -81,12 +81,12 @@ def markdown(scale: dict[str, Any]) -> list[str]:
     ]
 
 
-def section_of(text: str) -> list[str]:
-    """This section as it stands in ``text`` (a BENCHMARKS.md), from its heading to the next one; [] if absent."""
+def section_of(text: str, heading: str = HEADING) -> list[str]:
+    """A section as it stands in ``text`` (a BENCHMARKS.md), from ``heading`` to the next one; [] if absent."""
     lines = text.splitlines()
-    if HEADING not in lines:
+    if heading not in lines:
         return []
-    start = lines.index(HEADING)
+    start = lines.index(heading)
     end = next((n for n in range(start + 1, len(lines)) if lines[n].startswith("## ")), len(lines))
     body = lines[start:end]
     while body and body[-1] == "":
@@ -94,13 +94,13 @@ def section_of(text: str) -> list[str]:
     return ["", *body]
 
 
-def spliced(text: str, section: list[str]) -> str:
-    """``text`` with this section replaced by ``section`` (appended when it had none)."""
+def spliced(text: str, section: list[str], heading: str = HEADING) -> str:
+    """``text`` with the section under ``heading`` replaced by ``section`` (appended when it had none)."""
     lines = text.rstrip("\n").splitlines()
-    if HEADING not in lines:
+    if heading not in lines:
         return "\n".join([*lines, *section, ""])
-    start = lines.index(HEADING)
-    end = start + len(section_of(text)) - 1
+    start = lines.index(heading)
+    end = start + len(section_of(text, heading)) - 1
     before = lines[:start]
     while before and before[-1] == "":
         before.pop()

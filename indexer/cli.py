@@ -16,12 +16,18 @@ from indexer.core.errors import FilingsError
 from indexer.core.logs import setup_logging
 from indexer.core.models import wire
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
-from indexer.index.embed import DEFAULT_EMBEDDER
 from indexer.index.publish import check_index_target
 from indexer.index.storage import LOCAL
 from indexer.index.store import read_manifest
 from indexer.index.verify import verify_index
-from indexer.ingest.build import BuildReport, add_documents, build_index, embed_index, remove_documents
+from indexer.ingest.build import (
+    BuildReport,
+    add_documents,
+    build_index,
+    embed_index,
+    embedder_to_build_with,
+    remove_documents,
+)
 from indexer.ingest.chunk import DEFAULT_PASSAGE_TEXT, OPENING_PASSAGES, PLAIN_PASSAGES
 from indexer.ingest.edgar import (
     USER_AGENT_ENV,
@@ -68,7 +74,7 @@ def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
     settings = BuildSettings(  # add and remove keep the index's embedder and OCR setting (see build.py)
         index_dir=args.index_dir,
         docs_dir=getattr(args, "docs_dir", None),
-        embedder=getattr(args, "embedder", DEFAULT_EMBEDDER),
+        embedder=embedder_to_build_with(args.index_dir, getattr(args, "embedder", None)),
         ocr=bool(getattr(args, "ocr", False)),
         tessdata=getattr(args, "tessdata", None),
         password=next((p for p in getattr(args, "password", []) if not _per_file(p)), None),

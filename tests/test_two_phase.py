@@ -112,7 +112,8 @@ def test_kill_9_while_embedding_leaves_the_words_served_and_the_next_run_resumes
     cache = tmp_path / "cache"
     docs = docs_folder(tmp_path / "docs", BESTBUY_10Q)
     index = tmp_path / "idx"
-    command = [sys.executable, "-m", "indexer", "build", str(docs), "--index", str(index), "--no-progress"]
+    command = [sys.executable, "-m", "indexer", "build", str(docs), "--index", str(index), "--no-progress",
+               "--batch-size", "8"]  # fmt: skip  # several batches, so the kill lands between two
     process = subprocess.Popen(
         command, cwd=ROOT, env={**os.environ, "FILINGS_CACHE_DIR": str(cache)}, stderr=subprocess.DEVNULL
     )

