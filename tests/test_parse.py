@@ -130,3 +130,19 @@ def test_ocr_without_local_language_data_refuses_instead_of_downloading(
     (tmp_path / "chi_sim.traineddata").write_bytes(b"x")
     (tmp_path / "eng.traineddata").write_bytes(b"x")
     assert parse_module.find_tessdata(tmp_path) == tmp_path
+
+
+def test_parses_on_several_threads_leave_the_environment_as_they_found_it(tmp_path: Path) -> None:
+    """Each parse isolates the library's worker processes through the environment; threads entering and leaving out
+    of order once left PYTHONSAFEPATH set for good, so a script started later lost its own folder from its path."""
+    import os
+
+    from indexer.ingest.build import build_index
+    from indexer.ingest.settings import BuildSettings
+    from tests.conftest import MGM, docs_folder
+
+    before = {name: os.environ.get(name) for name in ("PYTHONSAFEPATH", "PYTHONNOUSERSITE")}
+    docs = docs_folder(tmp_path / "docs", BESTBUY_10Q, SIFANG, BROKER, MGM)
+    build_index(BuildSettings(index_dir=tmp_path / "idx", docs_dir=docs, embedder="none", progress=False,
+                              cache_dir=tmp_path / "cache"))  # fmt: skip
+    assert {name: os.environ.get(name) for name in before} == before
