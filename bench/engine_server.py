@@ -56,7 +56,8 @@ def main() -> int:
         print(json.dumps(asyncio.run(bench_server(args.one, args.cache, 50))))
         return 0
     questions = [json.loads(line)["question"] for path in QUESTIONS for line in path.read_text().splitlines() if line]
-    results: dict[str, Any] = {"docs": str(args.docs)}
+    docs = args.docs.resolve()
+    results: dict[str, Any] = {"docs": str(docs.relative_to(ROOT)) if docs.is_relative_to(ROOT) else str(docs)}
     with tempfile.TemporaryDirectory(prefix="engine-server-") as tmp:
         cache = Path(tmp) / "cache"
         for engine in ENGINES:

@@ -62,25 +62,25 @@ def test_a_truncated_chunk_file_is_refused_and_a_server_keeps_its_version(index_
 def test_a_full_disk_during_a_build_leaves_the_previous_index(index_dir: Path, cache_dir: Path) -> None:
     """The build runs with a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored): its first large write fails the way
     a full disk does. The error says so, no staging folder is left, the previous index is intact."""
-    import resource
-    import signal
     import subprocess
     import sys
 
     from tests.conftest import ROOT
 
-    def limit() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
-
+    # the limit is set by the child itself: a preexec_fn runs between fork and exec, and a fork while this process
+    # has gRPC threads running (the Milvus tests leave some) aborts the child before the build starts
+    limited = (
+        "import resource, runpy, signal, sys; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024)); "
+        "sys.argv = ['indexer', *sys.argv[1:]]; runpy.run_module('indexer', run_name='__main__', alter_sys=True)"
+    )
     docs = index_dir.parent / "docs"
-    command = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "build", str(docs)]
+    command = [sys.executable, "-c", limited, "--cache-dir", str(cache_dir), "build", str(docs)]
     run = subprocess.run(
         [*command, "--index", str(index_dir), "--embedder", "none", "--no-progress"],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        preexec_fn=limit,
         timeout=300,
         check=False,
     )
