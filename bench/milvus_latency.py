@@ -101,7 +101,9 @@ def main() -> int:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             time.sleep(0.2)
-        written = to_milvus(local, out / f"milvus-{args.chunks}", f"http://127.0.0.1:{port}", cache)
+        uri = f"http://127.0.0.1:{port}"
+        os.environ["FILINGS_MILVUS_URI"] = uri  # the Milvus this run names (the build, and the server it starts)
+        written = to_milvus(local, out / f"milvus-{args.chunks}", uri, cache)
         result = {
             "chunks": made["chunks"],
             "vectors": made["vectors"],

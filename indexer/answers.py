@@ -62,6 +62,9 @@ class PageResult(Page):
 
     document: str
     page_count: int
+    cut: str | None = Field(
+        default=None, description="what was left out of a page too large for one answer, and how to find it"
+    )
 
     @computed_field(description="the page's text, line by line")  # type: ignore[prop-decorator]
     @property

@@ -13,9 +13,11 @@ from pydantic import ValidationError
 
 from indexer.cli_parser import command_line
 from indexer.core.errors import FilingsError
+from indexer.core.exits import clean_up_on_sigterm
 from indexer.core.logs import setup_logging
 from indexer.core.models import wire
 from indexer.evaluate import MODES, SYSTEMS, Evaluator, dump, format_table, load_questions
+from indexer.index.engines import name_uri
 from indexer.index.publish import check_index_target
 from indexer.index.storage import LOCAL
 from indexer.index.store import read_manifest
@@ -71,6 +73,7 @@ def _passage_text(args: argparse.Namespace) -> str:
 
 def _cmd_build(args: argparse.Namespace, cache_dir: Path) -> int:
     """build, add and remove: one build of a list of files, published atomically."""
+    name_uri(getattr(args, "milvus_uri", None))  # the operator's: a manifest naming it too may use it (and its token)
     settings = BuildSettings(  # add and remove keep the index's embedder and OCR setting (see build.py)
         index_dir=args.index_dir,
         docs_dir=getattr(args, "docs_dir", None),
@@ -251,6 +254,7 @@ def _cmd_eval(args: argparse.Namespace, cache_dir: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = command_line().parse_args(argv)
     setup_logging(args.log_level)
+    clean_up_on_sigterm()  # what this process made to remove (a milvus-lite socket folder) goes on SIGTERM too
     try:
         cache_dir = args.cache_dir or default_cache_dir()
         if args.command in ("build", "add", "remove", "embed"):

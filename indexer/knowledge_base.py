@@ -30,6 +30,7 @@ from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
 from indexer.evidence.outline import Section, outline
+from indexer.evidence.page_budget import bounded
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
 from indexer.evidence.render import render_png
@@ -144,9 +145,9 @@ class KnowledgeBase:
         )
 
     def get_page(self, request: PageRequest) -> PageResult:
-        record = self.page(request.document, request.page)
+        record, cut = bounded(self.page(request.document, request.page))
         pages = self.document(request.document).pages
-        return PageResult.model_construct(**dict(record), document=request.document, page_count=pages)
+        return PageResult.model_construct(**dict(record), document=request.document, page_count=pages, cut=cut)
 
     def locate_quote(self, request: QuoteRequest) -> QuoteLocation:
         document, page = request.document, request.page
@@ -176,7 +177,7 @@ class KnowledgeBase:
             width_px=rendered.width,
             height_px=rendered.height,
             scale=round(rendered.scale, 6),
-            highlighted=[b for b in boxes if b.page == page],
+            highlighted=rendered.drawn,
             quote=located,
         )
 

@@ -69,6 +69,8 @@ def _one(error: Mapping[str, Any], properties: dict[str, Any]) -> str:
         wanted = kind.split("_")[0].replace("dict", "object").replace("model", "object").replace("float", "number")
         return f"{name} must be a {wanted}; got {got}"
     where = ".".join(_name(part) for part in error["loc"])
+    if kind == "value_error":  # a model's own rule, already written as advice
+        return f"{where}: {error['msg'].removeprefix('Value error, ')}; got {got}"
     return f"{where}: {error['msg'].lower()}; got {got}"
 
 
@@ -82,6 +84,17 @@ def plain_message(tool: str, error: ValidationError, schema: dict[str, Any]) -> 
     return f"{tool}: {'; '.join(shown)}. The tool's description and input schema list every argument."
 
 
+def _validation_cause(exc: BaseException) -> ValidationError | None:
+    """The pydantic error behind a failed call: the signature's check (FastMCP's ValidationError) or the request
+    model's own rules, checked when the tool builds its request (FastMCP wraps it twice: ToolError, a body error)."""
+    cause = exc.__cause__
+    for _ in range(3):
+        if cause is None or isinstance(cause, ValidationError):
+            break
+        cause = cause.__cause__
+    return cause if isinstance(cause, ValidationError) else None
+
+
 class PlainArgumentErrors(Middleware):
     """Rewrites argument errors of tools and prompts (see the module docstring)."""
 
@@ -92,9 +105,9 @@ class PlainArgumentErrors(Middleware):
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         try:
             return await call_next(context)
-        except FastMCPValidationError as exc:
-            cause = exc.__cause__
-            if not isinstance(cause, ValidationError):
+        except (FastMCPValidationError, ToolError) as exc:
+            cause = _validation_cause(exc)
+            if cause is None:
                 raise
             name = context.message.name
             raise ToolError(plain_message(name, cause, self._schemas.get(name, {}))) from None

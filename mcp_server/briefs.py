@@ -25,6 +25,7 @@ from indexer.answers import (
 from indexer.core.models import BODY, Box, DocumentMeta, Table
 from indexer.evidence.claim_checks import ClaimVerdict
 from indexer.search.retrieve import Hit
+from mcp_server.file_text import name_text
 
 SEARCH_TEXT_BUDGET = 6_600  # characters of passages and rows shown for a top-5 search (more hits: MIN_PER_HIT each)
 MIN_PER_HIT = 400
@@ -102,11 +103,10 @@ def _row_text(hit: Hit) -> str | None:
 
 def passage_head(rank: int, brief: PassageBrief) -> str:
     """A hit's first line in the text: rank, citation, section and kind, score."""
-    labels = [
-        label for label in (brief.section, brief.kind, "WEAK: shares no key term" if brief.weak else None) if label
-    ]
+    section = name_text(brief.section) if brief.section else None
+    labels = [label for label in (section, brief.kind, "WEAK: shares no key term" if brief.weak else None) if label]
     return (
-        f"[{rank}] {brief.document} p.{brief.page}"
+        f"[{rank}] {name_text(brief.document)} p.{brief.page}"
         + "".join(f" · {label}" for label in labels)
         + (f" · score {brief.score:.4f}")
     )
@@ -179,6 +179,7 @@ class PageBrief(BaseModel):
     flags: list[str] = Field(description="scanned (no text layer), unreadable (text layer not the page's), ocr")
     text: str = Field(description="the page's text, line by line")
     tables: list[TableBrief]
+    cut: str | None = Field(default=None, description="what was left out of a page too large for one answer")
 
 
 def table_brief(table: Table) -> TableBrief:
@@ -205,6 +206,7 @@ def page_brief(page: PageResult) -> PageBrief:
         flags=flags,
         text=page.text,
         tables=[table_brief(table) for table in page.tables],
+        cut=page.cut,
     )
 
 

@@ -3,28 +3,12 @@ descriptions that end with it (names and titles come from the files: cleaned and
 
 from __future__ import annotations
 
-import json
-import unicodedata
 from collections import Counter
 
 from indexer.index.store import Manifest
+from mcp_server.file_text import inline
 
 _LISTED_DOCUMENTS = 25
-
-
-_SHOWN_CHARS = 120
-
-
-def inline(text: str | None, limit: int = _SHOWN_CHARS, quoted: bool = True) -> str:
-    """Text from a document (a file name, a title) made safe to place in the server's instructions and tool
-    descriptions, which the model reads as guidance: line breaks and control characters become spaces, format
-    characters (bidi overrides) are dropped, whitespace is collapsed, the text cut at ``limit`` and quoted as a JSON
-    string, so that it reads as data, never as a line of instructions."""
-    kept = (" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text or "")
-    cleaned = " ".join("".join(c for c in kept if unicodedata.category(c) != "Cf").split())
-    if len(cleaned) > limit:
-        cleaned = cleaned[:limit] + "…"
-    return json.dumps(cleaned, ensure_ascii=False) if quoted else cleaned
 
 
 def coverage(manifest: Manifest) -> str:

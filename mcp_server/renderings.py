@@ -45,8 +45,11 @@ from mcp_server.briefs import (
     quote_brief,
     search_brief,
 )
+from mcp_server.file_text import name_text
 from mcp_server.statement_briefs import financials_brief, financials_text
 
+FULL_ANSWER_CHARS = 600_000  # one detail="full" answer's JSON (the largest dev page's is 130,000)
+COMPACT_ANSWER_CHARS = 100_000  # one compact answer's text
 Detail = Literal["compact", "full"]
 SearchDetail = Literal["compact", "pages", "full"]
 DETAIL_HELP = "compact (default) or full (every box)"
@@ -68,7 +71,9 @@ def search_text(result: SearchBrief) -> str:
         return "\n".join([*head, "Nothing matched: try other terms, fewer filters, or list_documents."])
     if isinstance(hits[0], PagePointer):
         lines = [
-            f"[{rank}] {hit.document} p.{hit.page}" + (f" · {hit.section}" if hit.section else "") + f" · {hit.line}"
+            f"[{rank}] {name_text(hit.document)} p.{hit.page}"
+            + (f" · {name_text(hit.section)}" if hit.section else "")
+            + f" · {hit.line}"
             for rank, hit in enumerate(hits, start=1)
             if isinstance(hit, PagePointer)
         ]
@@ -89,7 +94,7 @@ def search_text(result: SearchBrief) -> str:
 
 def table_text(number: int, table: TableBrief) -> str:
     """A table as plain rows: its title, the column headers once, then ``label: value | value``."""
-    lines = [f"[table {number}] {table.title or '(untitled)'} · {box_text(table.bbox)}"]
+    lines = [f"[table {number}] {name_text(table.title) if table.title else '(untitled)'} · {box_text(table.bbox)}"]
     if any(table.columns):
         lines.append("columns: " + " | ".join(column or "—" for column in table.columns))
     lines.extend(f"{row.label}: " + " | ".join(value or "—" for value in row.values) for row in table.rows)
@@ -106,8 +111,10 @@ def page_text(page: PageResult, tables: list[TableBrief]) -> str:
         )
         if on
     ]
-    head = f"{page.document} p.{page.number} of {page.page_count} ({page.width:.0f}×{page.height:.0f} pt)"
+    head = f"{name_text(page.document)} p.{page.number} of {page.page_count} ({page.width:.0f}×{page.height:.0f} pt)"
     parts = [head + (f" · {'; '.join(flags)}" if flags else ""), page.text]
+    if page.cut:
+        parts.insert(1, f"CUT: {page.cut}")
     if tables:
         parts.append(f"Tables on this page ({len(tables)}), as rows:")
         parts.extend(table_text(n, table) for n, table in enumerate(tables, start=1))
@@ -116,9 +123,9 @@ def page_text(page: PageResult, tables: list[TableBrief]) -> str:
 
 def quote_text(found: QuoteBrief) -> str:
     verdict = "VERIFIED" if found.verified else "NOT VERIFIED"
-    where = f"{found.document} p.{found.page}"
+    where = f"{name_text(found.document)} p.{found.page}"
     lines = [f"{verdict} ({found.match}) on {where}: {found.matched_text!r}" if found.matched_text else
-             f"{verdict} on {found.document} p.{found.requested_page}"]  # fmt: skip
+             f"{verdict} on {name_text(found.document)} p.{found.requested_page}"]  # fmt: skip
     if found.note:
         lines.append(f"note: {found.note}")
     if found.bboxes:
@@ -130,7 +137,7 @@ def quote_text(found: QuoteBrief) -> str:
 
 def _document_line(doc: DocumentBrief) -> str:
     facts = [doc.company, doc.form, doc.period, doc.language, doc.broker]
-    line = f"- {doc.document}: " + " · ".join(f for f in facts if f) + f" · {doc.pages} pages"
+    line = f"- {name_text(doc.document)}: " + " · ".join(name_text(f) for f in facts if f) + f" · {doc.pages} pages"
     if doc.not_searchable:
         line += f" ({doc.not_searchable} not searchable)"
     if doc.ocr_pages:
@@ -152,7 +159,7 @@ def documents_text(listing: DocumentsBrief) -> str:
 
 def rendered_text(info: RenderedPage) -> str:
     line = (
-        f"{info.document} p.{info.page} rendered at {info.width_px}×{info.height_px} px "
+        f"{name_text(info.document)} p.{info.page} rendered at {info.width_px}×{info.height_px} px "
         f"({info.scale:.3f} px per pt); {len(info.highlighted)} box(es) highlighted"
     )
     return line if info.quote is None else f"{line}\n{quote_text(quote_brief(info.quote))}"
@@ -160,11 +167,11 @@ def rendered_text(info: RenderedPage) -> str:
 
 def outline_text(result: Outline) -> str:
     if not result.sections:
-        return f"{result.document}: no Part/Item, 节 or statement headings found; read it with get_page."
-    lines = [f"{result.document}: {len(result.sections)} sections (read one with read_section and its key)"]
+        return f"{name_text(result.document)}: no Part/Item, 节 or statement headings found; read it with get_page."
+    lines = [f"{name_text(result.document)}: {len(result.sections)} sections (read one with read_section and its key)"]
     for section in result.sections:
         pages = f"p.{section.page_start}" + (f"–{section.page_end}" if section.page_end > section.page_start else "")
-        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {section.title} · {pages}")
+        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {name_text(section.title)} · {pages}")
     return "\n".join(lines)
 
 
@@ -173,7 +180,7 @@ def section_text(piece: SectionText) -> str:
     more = (
         f"\n[continues: read_section with cursor={piece.next_cursor!r}]" if piece.next_cursor else "\n[end of section]"
     )
-    return f"{piece.document} · {piece.title} ({span})\n{piece.text}{more}"
+    return f"{name_text(piece.document)} · {name_text(piece.title)} ({span})\n{piece.text}{more}"
 
 
 def claims_text(result: ClaimsBrief) -> str:
@@ -181,7 +188,7 @@ def claims_text(result: ClaimsBrief) -> str:
     counts = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in result.counts.items())
     lines = [f"{len(result.checks)} claim(s): {counts}."]
     for check in result.checks:
-        where = f"{check.document} p.{check.page or check.requested_page}"
+        where = f"{name_text(check.document)} p.{check.page or check.requested_page}"
         line = f"[{check.claim}] {check.status.upper().replace('_', ' ')} {where} {check.quote!r}"
         if check.status == "verified" and check.bbox is not None:
             line += f" · box {box_text(check.bbox)}"
@@ -225,7 +232,21 @@ def answer_parts(result: Answer, detail: str) -> tuple[str, dict[str, Any]]:
     brief = form.brief(result, detail)
     structured = wire(brief)
     if detail == "full":
-        if brief is not result:
-            structured["full"] = wire(result)
-        return wire_json(result), structured
-    return form.text(result, brief), structured
+        whole = wire_json(result)
+        if len(whole) <= FULL_ANSWER_CHARS:
+            if brief is not result:
+                structured["full"] = wire(result)
+            return whole, structured
+        over = (
+            f"NOTE: the full answer ({len(whole):,} characters) is over the {FULL_ANSWER_CHARS:,} one answer holds; "
+            "the compact one follows. Ask for less (one page, fewer claims, a lower limit) for every box.\n"
+        )
+        return over + _bounded(form.text(result, brief)), structured
+    return _bounded(form.text(result, brief)), structured
+
+
+def _bounded(text: str) -> str:
+    """A compact text within its budget (the tools bound what they return; this is the last guard)."""
+    if len(text) <= COMPACT_ANSWER_CHARS:
+        return text
+    return f"{text[:COMPACT_ANSWER_CHARS]}\n[cut at {COMPACT_ANSWER_CHARS:,} of {len(text):,} characters: ask for less]"

@@ -30,6 +30,7 @@ from indexer.answers import (
     SearchResult,
 )
 from indexer.core.errors import FilingsError
+from indexer.core.exits import clean_up_on_sigterm
 from indexer.core.logs import setup_logging
 from indexer.core.models import wire
 from indexer.evidence.claim_checks import MAX_CLAIMS
@@ -273,6 +274,7 @@ def plain_fastmcp_logs() -> None:
 
 def run(settings: ServerSettings) -> int:
     setup_logging(settings.log_level)
+    clean_up_on_sigterm()  # a milvus-lite socket folder is removed on SIGTERM too, then SIGTERM ends the server
     plain_fastmcp_logs()
     gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 10)
     loader = IndexLoader(settings.index_dir, settings.cache_dir, settings.load_timeout)

@@ -14,6 +14,7 @@ from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
 from indexer.evidence.units import Source
 from mcp_server.briefs import enclosing
+from mcp_server.file_text import name_text
 
 FAILS_SHOWN = 3  # failed identities named per statement table (the rest are counted)
 SOURCE_CHARS = 60  # a scale's or currency's printed source, as quoted in the compact answer
@@ -148,7 +149,8 @@ def financials_text(result: FinancialsBrief) -> str:
             f"{what} {text}" for what, text in (("scale", table.scale_from), ("currency", table.currency_from)) if text
         )
         lines.append(
-            f"\n{table.document} p.{table.page} · {table.statement} · {unit}" + (f" ({sources})" if sources else "")
+            f"\n{name_text(table.document)} p.{table.page} · {table.statement} · {unit}"
+            + (f" ({sources})" if sources else "")
         )
         if table.missing:
             lines.append("NOT VERIFIED: " + "; ".join(table.missing))

@@ -1,6 +1,8 @@
 """The Milvus backend against real engines: the same index built on local files, on a milvus-lite folder and on a
 milvus-lite server (started here on a free loopback port, stopped after) gives the same BM25 lists, the same
-vectors and the same answers; updates, aliases and a failed build; a real Milvus when FILINGS_MILVUS_URI is set."""
+vectors and the same answers; updates, aliases and a failed build; a real Milvus when FILINGS_MILVUS_URI is set.
+The milvus-lite server is the Milvus the operator names: FILINGS_MILVUS_URI is set to it while this module runs (a
+storage record naming any other server is refused: tests/test_index_files_attacks.py)."""
 
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ QUERIES = [
     "盈利预测 投资评级",
 ]
 SERVER_START_S = 60
+URI_ENV = "FILINGS_MILVUS_URI"
+REAL_MILVUS = os.environ.get(URI_ENV)  # read before the module names its own milvus-lite server there
 
 
 def _free_port() -> int:
@@ -78,7 +82,9 @@ def lite_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     break
             time.sleep(0.2)
         assert server.poll() is None, (data / "server.log").read_text()
-        yield f"http://127.0.0.1:{port}"
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv(URI_ENV, f"http://127.0.0.1:{port}")  # the operator names it (and CLI children see it)
+            yield f"http://127.0.0.1:{port}"
     finally:
         server.terminate()
         try:
@@ -259,9 +265,13 @@ def test_the_cli_builds_on_milvus_and_a_held_lite_folder_gets_a_clear_message(tm
     assert "--host 127.0.0.1" in again.stderr  # the server it suggests listens on loopback only
 
 
-@pytest.mark.skipif(not os.environ.get("FILINGS_MILVUS_URI"), reason="set FILINGS_MILVUS_URI to test a real Milvus")
-def test_a_real_milvus(tmp_path: Path, cache_dir: Path, indexes: dict[str, LoadedIndex]) -> None:
-    index = load_index(_build(tmp_path / "real", cache_dir, "milvus", os.environ["FILINGS_MILVUS_URI"]), cache_dir)
+@pytest.mark.skipif(not REAL_MILVUS, reason="set FILINGS_MILVUS_URI to test a real Milvus")
+def test_a_real_milvus(
+    tmp_path: Path, cache_dir: Path, indexes: dict[str, LoadedIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert REAL_MILVUS is not None
+    monkeypatch.setenv(URI_ENV, REAL_MILVUS)
+    index = load_index(_build(tmp_path / "real", cache_dir, "milvus", REAL_MILVUS), cache_dir)
     for query in QUERIES:
         assert _pages(index, query) == _pages(indexes["local"], query), query
 

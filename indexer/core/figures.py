@@ -7,7 +7,7 @@ from decimal import Decimal, InvalidOperation
 
 from indexer.core.tokenize import normalize_text
 
-_NUMERIC = re.compile(r"^[(\-−–]?\s*[$¥€£]?\s*(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\s*%?\s*\)?\s*%?$")
+_NUMERIC = re.compile(r"^[(\-−–]?\s*+(?:[$¥€£]\s*+)?(?:\d{1,3}(?:,\d{3})++|\d++)(?:\.\d++)?\s*+%?\s*+\)?\s*+%?$")
 DASH = re.compile(r"^[-–—−]+$")
 
 

@@ -16,7 +16,7 @@ def has_cjk(text: str) -> bool:
 
 
 # A line that ends in a page number, as a contents page's lines do ("Item 7. Management's … 23", "第三节 …....8").
-ENDS_WITH_PAGE_REF = re.compile(r"(?:\.{3,}|…{2,}|\s)\s*\d{1,4}\s*$")
+ENDS_WITH_PAGE_REF = re.compile(r"(?:(?<!\.)\.{3,}+|(?<!…)…{2,}+|(?<!\s)\s)\s*+\d{1,4}+\s*+$")
 
 
 def normal_words(text: str) -> str:

@@ -10,15 +10,18 @@ never costs the others.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from indexer.core.errors import FilingsError
 from indexer.core.models import Box
 from indexer.evidence.quotes import Located
+
+logger = logging.getLogger(__name__)
 
 MAX_CLAIMS = 50
 CLAIMS_BUDGET_S = 20.0  # the whole call; each claim also has the single quote's own budget
@@ -35,6 +38,21 @@ class Claim(BaseModel):
     quote: str = Field(min_length=1, max_length=2000, description="the figure or text as printed, e.g. '394,328'")
     label: str | None = Field(default=None, max_length=200, description="its table row, e.g. 'Revenue'")
     period: str | None = Field(default=None, max_length=100, description="its column, e.g. '2022'")
+
+    @field_validator("label", "period")
+    @classmethod
+    def _words_or_nothing(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A blank label or period is none; one with no letter or digit ('()', '--') would match every row or
+        column, so it is refused rather than ignored."""
+        if value is None or not value.strip():
+            return None
+        if not any(char.isalnum() for char in value):
+            raise ValueError(
+                f"the {info.field_name} has no letter or digit, so it would match any "
+                f"{'row' if info.field_name == 'label' else 'column'}; pass it as printed (e.g. "
+                f"{'Revenue' if info.field_name == 'label' else '2022'}) or leave it out"
+            )
+        return value
 
 
 class ClaimVerdict(BaseModel):
@@ -100,6 +118,11 @@ def check_claims(
             found = locate(claim.document, claim.page, claim.quote, claim.label, claim.period)
         except FilingsError as exc:
             out.append(_check(number, claim, "error", str(exc)))
+            continue
+        except ArithmeticError as exc:  # a figure beyond what the comparison can hold: this claim fails, not the call
+            logger.warning("claim %d could not be compared: %r", number, exc)
+            note = "error: the figure could not be compared with the page's figures; quote it as printed, e.g. '46,298'"
+            out.append(_check(number, claim, "error", note))
             continue
         out.append(_check(number, claim, status_of(found), found.note, found))
     return out

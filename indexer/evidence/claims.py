@@ -17,7 +17,7 @@ from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Cell, Page, Table, TableRow
 from indexer.evidence.columns import cell_header, row_label, table_headers
 from indexer.evidence.periods import ReportPeriod, column_period
-from indexer.evidence.quotes import Located, figures
+from indexer.evidence.quotes import MAX_CANDIDATES, Located, figures
 from indexer.evidence.units import page_multiplier
 
 _SHOWN_PLACES = 3
@@ -28,6 +28,16 @@ HEADER_STACK = 24.0  # points between the lines of one stacked column header
 
 def _words(text: str) -> str:
     return " ".join(re.sub(r"[^\w%]+", " ", text.lower()).split())
+
+
+def in_declared_unit(value: Decimal, scale: Decimal) -> set[Decimal]:
+    """``value`` in the unit the page declares, when it divides exactly (1,175,000,000 on an "(in millions)" page:
+    1,175). Integer arithmetic, so a figure of any length is compared exactly (Decimal's ``%`` fails past 28
+    digits)."""
+    if scale == 1 or value != value.to_integral_value():
+        return set()
+    whole, rest = divmod(int(value), int(scale))
+    return {Decimal(whole)} if rest == 0 else set()
 
 
 StatementColumns = dict[int, tuple[str, ...]]  # a page's table (by position) → the columns its statement carries
@@ -118,8 +128,7 @@ def check_claim(
             f"a claim checks one figure; {shown(quote)} has {len(wanted)}: quote just the figure, e.g. '46,298'"
         )
     value = abs(wanted[0])
-    scale = page_multiplier(page.text)
-    values = {value} | ({value / scale} if scale != 1 and value % scale == 0 else set())
+    values = {value} | in_declared_unit(value, page_multiplier(page.text))
     places = _places(page, values, report, previous, known or {})
     exact = _fitting(places, wanted[0], _words(label or ""), _words(period or ""))
     if len({(_words(p.row.label), _words(p.header), p.cell.text) for p in exact}) == 1:
@@ -134,7 +143,7 @@ def check_claim(
         p for p in (f"row {shown(label)}" if label else "", f"column {shown(period)}" if period else "") if p
     )
     if len(exact) > 1:
-        boxes = [b for place in exact for b in place.cell.boxes]
+        boxes = [b for place in exact[:MAX_CANDIDATES] for b in place.cell.boxes]
         where = "; ".join(place.where for place in exact[:_SHOWN_PLACES])
         note = (
             f"ambiguous: {quote.strip()} fits {claimed} {len(exact)} times ({where}); name the row or period more fully"
@@ -142,7 +151,7 @@ def check_claim(
         return Located(verified=False, match="table_cell", matched_text=quote, boxes=boxes, page=page.number, note=note)
     if places:
         where = "; ".join(place.where for place in places[:_SHOWN_PLACES])
-        boxes = [b for place in places for b in place.cell.boxes]
+        boxes = [b for place in places[:MAX_CANDIDATES] for b in place.cell.boxes]
         note = f"{quote.strip()} is not in {claimed} on page {page.number}: it is in {where}"
         return Located(verified=False, match="table_cell", matched_text=places[0].cell.text, boxes=boxes,
                        page=page.number, note=note)  # fmt: skip

@@ -20,7 +20,7 @@ _BRACKETED = re.compile(r"[(（\[][^()（）\[\]]{0,80}[)）\]]")
 _PREFIX = re.compile(r"^\s*(?:[一二三四五六七八九十]+\s*[、.]|[(（][一二三四五六七八九十\d]+[)）]|\d+\s*[.、])\s*")
 _CN_LEAD = re.compile(r"^\s*(?:其中|加|减|包括)\s*[:：]\s*")
 _NOTE_REF = re.compile(r"[一二三四五六七八九十]+、\s*\d+(?:\s*[(（]\d+[)）])?")  # a 年报's note column: 七、61
-_FOOTNOTE = re.compile(r"(?:\s*\(\d\)|\s\d{1,2}|[¹²³⁴⁵⁶⁷⁸⁹*†])+$")
+_FOOTNOTE = re.compile(r"(?=.{0,40}$)(?:\s*\(\d\)|\s\d{1,2}|[¹²³⁴⁵⁶⁷⁸⁹*†])+$")  # marks end a label: 40 chars
 _BETWEEN_CJK = re.compile(f"(?<=[{CJK_RANGE}]) (?=[{CJK_RANGE}])")
 
 
@@ -47,7 +47,8 @@ def concepts() -> tuple[Concept, ...]:
     found = []
     for line in data_lines("concepts.txt"):
         name, statements, pattern = (part.strip() for part in line.split(" | ", 2))
-        found.append(Concept(name, frozenset(statements.split(",")), re.compile(pattern)))
+        # a label is matched whole: anchored, so a search cannot retry the lookaheads from every position
+        found.append(Concept(name, frozenset(statements.split(",")), re.compile(rf"\A(?:{pattern})\Z")))
     return tuple(found)
 
 

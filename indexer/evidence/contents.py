@@ -29,7 +29,9 @@ OFFSET_ENTRIES = 8  # entries whose headings are looked for everywhere when no p
 AGREEING_ENTRIES = 2
 NUMBER_PREFIX = 6  # characters a heading may print before the title: a section's number
 HEADING_SLACK = 25  # a heading line may carry this many characters more than the entry's title (a number, a year)
-_TITLE_FIRST = re.compile(r"^(?P<title>\D.*?\S)\s*(?:\.{3,}|…{2,}|\s)\s*(?P<page>\d{1,4})$")
+# An entry line is at most 300 characters (a longer one is prose): the patterns refuse longer text at once.
+_TITLE_FIRST = re.compile(r"^(?=.{0,300}$)(?P<title>\D.*?\S)\s*(?:\.{3,}|…{2,}|\s)\s*(?P<page>\d{1,4})$")
+_LEADER_END = re.compile(r"(?=.{0,300}$)(?:\s*(?:\.{3,}|…{2,}))$")
 _PAGE_FIRST = re.compile(r"^(?P<page>\d{1,4})\s+(?P<title>[^\d\s].*)$")
 _CONTENTS_TITLE = re.compile(r"^(?:table\s+of\s+)?contents$|^index$|^目\s*录$", re.I)
 _DIGITS = re.compile(r"\d+")
@@ -56,7 +58,7 @@ def _entry(text: str) -> Entry | None:
     if found is None:
         return None
     # a bullet starts an entry; text before it on the same line is another column's prose
-    title = re.sub(r"(?:\s*(?:\.{3,}|…{2,}))$", "", found.group("title")).rsplit("•", 1)[-1].strip(" .…·▪■–-")
+    title = _LEADER_END.sub("", found.group("title")).rsplit("•", 1)[-1].strip(" .…·▪■–-")
     letters = sum(c.isalpha() for c in _FOLIO_WORD.sub("", title))
     if letters < MIN_TITLE_LETTERS or len(title) > MAX_TITLE_CHARS:
         return None

@@ -25,11 +25,12 @@ from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Line, Page
 from indexer.core.text import CJK_RANGE
-from indexer.core.tokenize import normalize_text
+from indexer.core.tokenize import normalize_aligned, normalize_text
 from indexer.evidence.units import page_multiplier
 
 MAX_QUOTE_CHARS = 2000
 SHORT_QUOTE_CHARS = 5  # a quote with fewer letters/digits than this must be unique on the page
+MAX_CANDIDATES = 50  # places an ambiguous quote's boxes are given for (a page may print "1" thousands of times)
 MAX_NUMERIC_FIGURES = 40  # the numeric tier reconciles quotes of up to this many figures (a table row has ~12)
 _KEEP_ALNUM = re.compile(rf"[0-9a-z{CJK_RANGE}]")
 _UNIT_WORDS = {
@@ -37,9 +38,10 @@ _UNIT_WORDS = {
     "百万": 10**6, "billion": 10**9, "billions": 10**9, "bn": 10**9, "b": 10**9, "trillion": 10**12,
     "万": 10**4, "亿": 10**8,
 }  # fmt: skip
+_GAP = r"\s{0,16}+"  # the spaces a sign, a currency and a figure may stand apart: bounded and possessive (linear time)
 _NUMBER = re.compile(
-    r"(?P<neg>[(-])?\s*[$¥€£]?\s*(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*\)?\s*"
-    r"(?P<unit>thousand|millions?|billions?|trillion|bn|mn|[kmb](?![a-z])|千|百万|万|亿)?",
+    rf"(?P<neg>[(-])?(?:{_GAP}[$¥€£])?{_GAP}(?P<num>\d{{1,3}}(?:,\d{{3}})++(?:\.\d++)?|\d++(?:\.\d++)?)"
+    rf"(?:{_GAP}\))?{_GAP}(?P<unit>thousand|millions?|billions?|trillion|bn|mn|[kmb](?![a-z])|千|百万|万|亿)?",
     re.I,
 )
 
@@ -188,7 +190,7 @@ class _Number:
 
 def _numbers(text: str, default_multiplier: Decimal = Decimal(1)) -> list[_Number]:
     found = []
-    normalized = normalize_text(text)
+    normalized = normalize_aligned(text)  # offsets are the text's
     for match in _NUMBER.finditer(normalized):
         value = Decimal(match.group("num").replace(",", ""))
         unit = (match.group("unit") or "").lower()
@@ -311,8 +313,10 @@ def locate_on_page(page: Page, quote: str, budget: Budget | None = None) -> Loca
         if not spans:
             continue
         if short and len(spans) > 1:
-            boxes = [b for s, e in spans for b in text.boxes(s, e)]
+            boxes = [b for s, e in spans[:MAX_CANDIDATES] for b in text.boxes(s, e)]
             note = f"ambiguous: {shown(quote)} occurs {len(spans)} times on page {page.number}; quote more of it"
+            if len(spans) > MAX_CANDIDATES:
+                note += f" (boxes of the first {MAX_CANDIDATES})"
             return Located(verified=False, match=name, matched_text=quote, boxes=boxes, page=page.number, note=note)
         start, end = spans[0]
         return Located(

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 
 from indexer.core.models import Line
 
-_FIGURE = re.compile(r"(?<![\w.])\(?-?[$€£¥]?\s?\d[\d,]*(?:\.\d+)?\)?\s*$")  # a row ends in a figure
+# A row ends in a figure; the figure is at most 40 characters, so a search from further back stops at once.
+_FIGURE = re.compile(r"(?=.{0,40}$)(?<![\w.])\(?-?[$€£¥]?\s?\d[\d,]*(?:\.\d+)?\)?\s*$")
 # What each statement prints: concept → the start of its row label (after a note number or a bullet).
 MARKERS: dict[str, dict[str, str]] = {
     "income_statement": {

@@ -50,10 +50,10 @@ _IN_UNITS = re.compile(
     re.I,
 )
 # A column-header row that prints only the currency over each column ('Note  $  $', '£  £', 'US dollars'): figures in
-# units, as against "$'000" or "$m" printed there.
+# units, as against "$'000" or "$m" printed there. Such a row is short: a line of more than 120 characters is not one.
 _COLUMN_WORDS = r"(?:notes?|consolidated|group|company|parent|entity)"
 _SIGNS_ONLY = re.compile(
-    rf"^(?:(?:{_COLUMN_WORDS}|[$€£¥]|(?:19|20)\d\d)\s*)*(?:[$€£¥]|(?:{_NATION}\s+)?{_MONEY})"
+    rf"^(?=.{{0,120}}$)(?:(?:{_COLUMN_WORDS}|[$€£¥]|(?:19|20)\d\d)\s*)*(?:[$€£¥]|(?:{_NATION}\s+)?{_MONEY})"
     rf"(?:\s*(?:[$€£¥]|(?:19|20)\d\d))*\s*$",
     re.I,
 )

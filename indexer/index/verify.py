@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from indexer.core.errors import FilingsError
 from indexer.index.engines import engine_of
-from indexer.index.layout import MANIFEST
+from indexer.index.layout import MANIFEST, version_folder
 from indexer.index.reader import load_index
 from indexer.index.store import index_files, read_manifest, read_pages, sha256_file
 
@@ -32,7 +32,8 @@ class Verification(BaseModel):
 def verify_index(folder: Path, cache_dir: Path) -> Verification:
     """Check every file against the hash in the manifest, then load the index and read every page."""
     report = Verification(index=str(folder))
-    folder = folder.resolve()  # one version, even if a build publishes another meanwhile
+    spelled = version_folder(folder)  # as the index was spelled: its Milvus prefix is made from its path
+    folder = spelled.resolve()  # one version, even if a build publishes another meanwhile
     try:
         manifest = read_manifest(folder)
     except FilingsError as exc:
@@ -56,7 +57,7 @@ def verify_index(folder: Path, cache_dir: Path) -> Verification:
     if report.problems:
         return report
     try:
-        index = load_index(folder, cache_dir, with_embedder=False)
+        index = load_index(spelled, cache_dir, with_embedder=False)
         for meta in index.documents.values():
             if len(read_pages(folder, meta)) != meta.pages:
                 report.problems.append(Finding(path=meta.document, problem="page count differs from the manifest"))

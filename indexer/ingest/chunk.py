@@ -116,7 +116,7 @@ def is_contents_page(lines: list[Line]) -> bool:
 def is_boilerplate(text: str) -> bool:
     """Legal/disclaimer text with few figures: kept, but not embedded and ranked last."""
     hits = len(_BOILERPLATE.findall(text))
-    figures = len(re.findall(r"\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+", text))
+    figures = len(re.findall(r"(?<![\d,])(?:\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+)", text))
     return hits >= 1 and figures <= 2 and (hits >= 2 or estimate_tokens(text) < 400)
 
 

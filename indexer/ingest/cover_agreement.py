@@ -41,7 +41,7 @@ _NOT_A_NAME = re.compile(
     re.I,
 )
 _LEGAL_TAIL = re.compile(
-    r"(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|l\.p|n\.v|s\.a|ag|se|"
+    r"(?=.{0,80}$)(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|l\.p|n\.v|s\.a|ag|se|"
     r"and\s+(?:its\s+)?subsidiaries)\.?)+$|(?:股份有限公司|有限责任公司|有限公司)$",
     re.I,
 )

@@ -37,7 +37,7 @@ USER_AGENT_ENV = "FILINGS_SEC_USER_AGENT"
 SIDECAR_SUFFIX = ".edgar.json"
 MAX_REQUESTS_PER_SECOND = 10
 _RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_USER_AGENT = re.compile(r"\S+.*\s\S+@\S+\.\S+")  # "Jane Doe jane@example.com"
+_USER_AGENT = re.compile(r"(?=.{0,200}$)\S+.*\s\S+@\S+\.\S+")  # "Jane Doe jane@example.com", ≤ 200 chars
 
 
 class EdgarError(FilingsError):

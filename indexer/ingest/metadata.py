@@ -214,7 +214,7 @@ def _legal_name(text: str) -> str | None:
 
 def _from_file_name(file_name: str) -> str | None:
     """The last resort: the words of a file name before its year (AAPL_2023_10K → Aapl)."""
-    first = re.match(r"([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", Path(file_name).stem)
+    first = re.match(r"^([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", Path(file_name).stem)
     return first.group(1).replace("_", " ").title() if first else None
 
 

@@ -158,7 +158,7 @@ _INSTRUCTIONS = [
     # what to answer when there is nothing: "If data is not available, return 'N/A'.", "… return False."
     re.compile(
         r"(?:\bif\b[^.?!]*?\b(?:not\s+available|no\s+data|not\s+(?:mentioned|disclosed|found))\b[^.?!]*[.?!]?)|"
-        r"[^.?!]*\breturn\s+['\"]?(?:n/?a|false|true|null|none)['\"]?[^.?!]*[.?!]?",
+        r"(?<![^.?!])[^.?!]*\breturn\s+['\"]?(?:n/?a|false|true|null|none)['\"]?[^.?!]*[.?!]?",
         re.I,
     ),
     # where to look and how to read it: "According to the annual report,", "(within the last period or at the end of

@@ -1,0 +1,121 @@
+"""Every regular expression the package applies runs in time linear in its text (issue 40: a quote of letters and
+1,600 spaces drove the number pattern into cubic time, 70 s holding the interpreter lock while every session waited).
+
+The patterns are found, not listed: each compiled pattern a module holds (alone, in a list or a dict), each pattern
+written at a ``re.*`` call (a literal or an f-string of module constants), and the patterns of the data files
+(concepts, question routes, judgements). Each is fed runs of the characters that make patterns backtrack (spaces,
+dots, digits and commas, signs, letters, CJK), with something it cannot end on. A pattern whose time grows more than
+linearly from 500 to 2,000 characters fails, named with the input that showed it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import indexer
+import mcp_server
+from indexer.core.sections import _routes
+from indexer.evidence.concepts import concepts
+from indexer.search.expand import _judgements
+
+UNITS = [" ", "\t", "\u3000", ".", "…", "1", "1,", "1 ", "a", "a ", "A", "*", "$", "$ ", "(", "- ", "|", "年", "-"]
+ENDS = [("", ""), ("(", "z"), ("a", "\x00"), ("$", ")")]  # what comes before the run, and what it cannot end on
+SMALL, LARGE = 500, 2_000
+NOISE_S = 0.004  # below this a run's time is noise, whatever its growth
+GROWTH = 8.0  # linear grows 4x from SMALL to LARGE, quadratic 16x
+
+
+def _modules() -> Iterator[object]:
+    for package in (indexer, mcp_server):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if not info.name.endswith("__main__"):
+                yield importlib.import_module(info.name)
+
+
+def _held(name: str, value: object, depth: int = 0) -> Iterator[tuple[str, re.Pattern[str]]]:
+    if isinstance(value, re.Pattern) and isinstance(value.pattern, str):
+        yield name, value
+    elif depth < 2 and isinstance(value, list | tuple):
+        for position, item in enumerate(value):
+            yield from _held(f"{name}[{position}]", item, depth + 1)
+    elif depth < 2 and isinstance(value, dict):
+        for key, item in value.items():
+            yield from _held(f"{name}[{key!r}]", item, depth + 1)
+
+
+def _written(module: object) -> Iterator[tuple[str, re.Pattern[str]]]:
+    """The patterns written at ``re.*(pattern, …)`` calls: literals, and f-strings or names of module constants."""
+    path = Path(module.__file__)  # type: ignore[attr-defined]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == "re"):
+            continue
+        try:
+            text = eval(compile(ast.Expression(node.args[0]), str(path), "eval"), dict(vars(module)))
+            flags = re.I if "re.I" in ast.unparse(node) else 0
+            if isinstance(text, str):
+                yield f"{module.__name__}:{node.lineno}", re.compile(text, flags)  # type: ignore[attr-defined]
+        except Exception:  # a pattern built from a function's own variables: not ours to evaluate
+            continue
+
+
+def _patterns() -> dict[str, re.Pattern[str]]:
+    found: dict[tuple[str, int], tuple[str, re.Pattern[str]]] = {}
+    for module in _modules():
+        for name, value in vars(module).items():
+            for key, pattern in _held(f"{module.__name__}.{name}", value):  # type: ignore[attr-defined]
+                found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
+        for key, pattern in _written(module):
+            found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
+    data = [(f"concepts.txt {c.name}", c.pattern) for c in concepts()]
+    data += [(f"question_routes.txt {sections}", p) for p, sections in _routes()]
+    data += [(f"judgements.txt {terms[:1]}", p) for p, terms in _judgements()]
+    for key, pattern in data:
+        found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
+    return dict(found.values())
+
+
+def _seconds(pattern: re.Pattern[str], text: str, tries: int = 1) -> float:
+    best = float("inf")
+    for _ in range(tries):
+        started = time.perf_counter()
+        for _match in pattern.finditer(text):
+            pass
+        pattern.match(text)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def _text(head: str, unit: str, tail: str, length: int) -> str:
+    return head + unit * (length // len(unit)) + tail
+
+
+def test_the_scan_finds_the_patterns_it_is_meant_to() -> None:
+    patterns = _patterns()
+    assert len(patterns) > 300
+    from indexer.evidence.quotes import _NUMBER
+
+    assert any(p is _NUMBER for p in patterns.values())  # the one of the attack
+    assert any(key.startswith("concepts.txt") for key in patterns)
+
+
+def test_every_pattern_runs_in_linear_time() -> None:
+    slow = []
+    for key, pattern in _patterns().items():
+        for unit in UNITS:
+            for head, tail in ENDS:
+                small = _seconds(pattern, _text(head, unit, tail, SMALL))
+                if small * (LARGE / SMALL) < NOISE_S / 2:
+                    continue  # far too fast to be anything but linear
+                small = _seconds(pattern, _text(head, unit, tail, SMALL), tries=3)
+                large = _seconds(pattern, _text(head, unit, tail, LARGE), tries=3)
+                if large > NOISE_S and large > GROWTH * small:
+                    slow.append(f"{key}: {large / max(small, 1e-9):.0f}x on {head!r}+{unit!r}*n+{tail!r}")
+    assert not slow, "\n".join(slow)
