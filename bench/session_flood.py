@@ -2,9 +2,11 @@
 calls (never closing a session), then the working client calls again and a new client connects.
 
     python bench/session_flood.py --index INDEX [--count 10000]          # starts its own server (default settings)
-    python bench/session_flood.py --url http://127.0.0.1:8765/mcp [--pid SERVER_PID] [--token T] [--count N]
+    FILINGS_MCP_TOKEN=T python bench/session_flood.py --url http://127.0.0.1:8765/mcp [--pid SERVER_PID] [--count N]
 
-Prints JSON: the flood's answers by HTTP status, whether both clients were served, seconds, server RSS before/after.
+The token, for a server that needs one, comes from FILINGS_MCP_TOKEN (as the server's does): on the command line
+every local user could read it. Prints JSON: the flood's answers by HTTP status, whether both clients were served,
+seconds, server RSS before/after.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -90,13 +93,13 @@ def main() -> None:
     parser.add_argument("--url", default=None, help="or flood a running server")
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--token", default=None)
     parser.add_argument("--pid", type=int, default=None, help="the server's pid, to read its memory")
     args = parser.parse_args()
     if args.index is not None:
         result = run_flood_test(args.index, args.count, args.concurrency)
     elif args.url:
-        result = asyncio.run(run(args.url, args.count, args.concurrency, args.token, args.pid))
+        token = os.environ.get("FILINGS_MCP_TOKEN") or None
+        result = asyncio.run(run(args.url, args.count, args.concurrency, token, args.pid))
     else:
         parser.error("pass --index INDEX (a server is started) or --url URL")
     print(json.dumps(result, indent=2))

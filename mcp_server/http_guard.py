@@ -10,6 +10,11 @@
   or one made within the idle timeout is never closed for a newcomer: the newcomer is refused (503, Retry-After).
   Every loopback client shares one address, so a local process that opens sessions and calls in each cannot close
   another client's working session; a flood of ``initialize`` calls only closes the flooder's own sessions.
+  A POST that is not on an open session — an ``initialize``, a stateless 2026-07-28 call, or one that names a
+  session this server does not have — is counted as opening one while it runs (issue 40: stateless calls with a
+  made-up ``Mcp-Session-Id`` used to skip the count, six in flight where the cap was two). Calls in flight are
+  capped too, ``calls_per_session`` per session and ``calls_per_client`` per client address (else 429 with
+  ``Retry-After``): each call holds its parsed body until it is answered.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ SESSION_IDLE_TIMEOUT_S = 600.0
 MCP_PATH = "/mcp"  # FastMCP's Streamable HTTP endpoint
 RETRY_AFTER_MAX_S = 60  # a refused newcomer is told to come back within a minute at the latest
 HANDSHAKE_POSTS = 2  # initialize, then notifications/initialized: a session with no more has done no work
+MAX_CALLS_PER_SESSION = 64  # in flight at once; an agent sends a few, the tests 60 (50 searches, 10 page reads)
+MAX_CALLS_PER_CLIENT = 128  # in flight at once from one address (every loopback client shares one)
+CALL_RETRY_AFTER_S = 1
 
 
 async def refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -160,8 +168,8 @@ class TokenGuard:
                 await refuse(
                     send,
                     401,
-                    "missing or wrong token: send the header 'Authorization: Bearer <the token given to --token or "
-                    f"{TOKEN_ENV}>'",
+                    "missing or wrong token: send the header 'Authorization: Bearer <the server's token>' (the one in "
+                    f"its {TOKEN_ENV} or --token-file)",
                     [(b"www-authenticate", b'Bearer realm="filings-mcp"')],
                 )
                 return
@@ -189,14 +197,19 @@ class SessionLimiter:
         per_client: int = MAX_SESSIONS_PER_CLIENT,
         idle_timeout: float = SESSION_IDLE_TIMEOUT_S,
         path: str = MCP_PATH,
+        calls_per_session: int = MAX_CALLS_PER_SESSION,
+        calls_per_client: int = MAX_CALLS_PER_CLIENT,
     ) -> None:
         self.app = app
         self.idle_timeout = idle_timeout
         self.path = path.rstrip("/")
         self.max_sessions = max_sessions
         self.per_client = per_client
+        self.calls_per_session = calls_per_session
+        self.calls_per_client = calls_per_client
         self.sessions: dict[str, _Session] = {}
-        self.opening: dict[str, int] = {}  # sessions being opened now, per client (counted against the caps)
+        self.opening: dict[str, int] = {}  # requests not on an open session, running now, per client (see module)
+        self.calls: dict[str, int] = {}  # calls in flight per client, opening ones included
         self.evicted = 0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -204,18 +217,21 @@ class SessionLimiter:
             await self.app(scope, receive, send)  # only the MCP endpoint opens sessions
             return
         session_id = _header(scope, SESSION_HEADER)
-        if session_id is None and scope["method"] == "POST":
-            await self._open(scope, receive, send)
-            return
-        session = self.sessions.get(session_id or "")
+        session = self.sessions.get(session_id) if session_id is not None else None
         if session is None:
-            await self.app(scope, receive, send)
+            if scope["method"] == "POST":  # a new session, a stateless call, or a session we do not have
+                await self._open(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)  # answered 404/405 at once: no work
             return
         counted = scope["method"] != "GET"  # a GET is the session's long-lived event stream, not work
         if counted:
+            if await self._over_call_caps(send, session.client, session):
+                return
             session.posts += 1
             session.in_flight += 1
             session.last_used = time.monotonic()
+            self.calls[session.client] = self.calls.get(session.client, 0) + 1
         status = 0
 
         async def watch(message: Message) -> None:
@@ -229,22 +245,27 @@ class SessionLimiter:
         finally:
             if counted:
                 session.in_flight -= 1
+                self._call_ended(session.client)
             if status == 404 or scope["method"] == "DELETE":  # expired, or ended by its client
                 self.sessions.pop(session_id or "", None)
 
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
         client = (scope.get("client") or ("unknown", 0))[0]
+        if await self._over_call_caps(send, client, None):
+            return
         if not await self._make_room(client):
             wait = self._retry_after(client)
             logger.info("refused a new session of %s: every session it could replace is working", client)
             await refuse(
                 send,
                 503,
-                f"every session of this server is working; try again in {wait} s",
+                f"every session of this server is working, or your calls outside sessions are at the cap; try "
+                f"again in {wait} s",
                 [(b"retry-after", str(wait).encode())],
             )
             return
         self.opening[client] = self.opening.get(client, 0) + 1
+        self.calls[client] = self.calls.get(client, 0) + 1
         created: str | None = None
 
         async def watch(message: Message) -> None:
@@ -262,10 +283,29 @@ class SessionLimiter:
             self.opening[client] -= 1
             if not self.opening[client]:
                 del self.opening[client]
+            self._call_ended(client)
         if created is not None:
             keep = [(k, v) for k, v in scope.get("headers", ()) if k in (b"host", b"authorization")]
             template = {k: v for k, v in scope.items() if k not in ("headers", "method", "state")}
             self.sessions[created] = _Session(client=client, template=template, headers=keep)
+
+    async def _over_call_caps(self, send: Send, client: str, session: _Session | None) -> bool:
+        """True, the caller told to wait (429), if one more call would pass a cap on calls in flight."""
+        if session is not None and session.in_flight >= self.calls_per_session:
+            message = f"this session already has {session.in_flight} calls in flight (at most {self.calls_per_session})"
+        elif self.calls.get(client, 0) >= self.calls_per_client:
+            message = f"your address already has {self.calls[client]} calls in flight (at most {self.calls_per_client})"
+        else:
+            return False
+        logger.info("refused a call of %s: %s", client, message)
+        retry = [(b"retry-after", str(CALL_RETRY_AFTER_S).encode())]
+        await refuse(send, 429, f"{message}; wait for earlier calls to be answered, then send it again", retry)
+        return True
+
+    def _call_ended(self, client: str) -> None:
+        self.calls[client] -= 1
+        if not self.calls[client]:
+            del self.calls[client]
 
     async def _make_room(self, client: str) -> bool:
         """Close sessions until ``client`` may open one; False if every candidate is busy."""
@@ -300,7 +340,10 @@ class SessionLimiter:
         return min(idle, key=lambda sid: (self.sessions[sid].posts > HANDSHAKE_POSTS, self.sessions[sid].last_used))
 
     def _retry_after(self, client: str) -> int:
-        """Seconds until a session that blocks ``client`` could be closed: the soonest a working one goes idle."""
+        """Seconds until a session that blocks ``client`` could be closed: the soonest a working one goes idle; or
+        a second, when the client's own requests outside sessions (openings, stateless calls) take up its share."""
+        if self.opening.get(client):
+            return CALL_RETRY_AFTER_S
         now = time.monotonic()
         mine = [s for s in self.sessions.values() if s.client == client]
         blocking = mine if len(mine) >= self.per_client else list(self.sessions.values())

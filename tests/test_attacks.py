@@ -253,7 +253,7 @@ def test_foreign_host_and_origin_are_refused_with_or_without_a_token(
     port_of = lambda url: url.split(":")[2].split("/")[0]  # noqa: E731
     with (
         serve_http(samples_index_dir, cache_dir, tmp_path, "--allow-origin", "https://app.example") as open_url,
-        serve_http(samples_index_dir, cache_dir, tmp_path, "--token", "t0ken") as token_url,
+        serve_http(samples_index_dir, cache_dir, tmp_path, token="t0ken") as token_url,
     ):
         for url, auth in ((open_url, {}), (token_url, {"Authorization": "Bearer t0ken"})):
             port = port_of(url)
@@ -272,7 +272,7 @@ def test_foreign_host_and_origin_are_refused_with_or_without_a_token(
 def test_a_session_flood_closes_the_flooders_sessions_not_a_working_clients(
     samples_index_dir: Path, cache_dir: Path, tmp_path: Path
 ) -> None:
-    with serve_http(samples_index_dir, cache_dir, tmp_path, "--max-sessions", "20", "--token", "t0ken") as url:
+    with serve_http(samples_index_dir, cache_dir, tmp_path, "--max-sessions", "20", token="t0ken") as url:
         out = asyncio.run(flood(url, count=300, concurrency=8, token="t0ken", pid=None))
         auth = {"Authorization": "Bearer t0ken"}
         opened = [_post(url, auth).headers["mcp-session-id"] for _ in range(25)]

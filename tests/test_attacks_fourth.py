@@ -10,6 +10,7 @@ import os
 import select
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -242,3 +243,25 @@ def test_a_huge_page_is_answered_within_a_budget_that_says_what_was_cut(grid_ind
     assert len(full.structured_content["full"]["lines"]) < 276
     found = ambiguous.structured_content["full"]
     assert not found["verified"] and "(boxes of the first 50)" in found["note"] and len(found["bboxes"]) == 50
+
+
+def test_a_page_asked_for_by_six_calls_at_once_is_read_once(
+    grid_index: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six get_page calls of the 80,000-cell page at once peaked at 3.2 GB: each parsed its own copy of the page."""
+    from indexer.index import reader
+
+    loaded = reader.load_index(grid_index, cache_dir, with_embedder=False)
+    reads = []
+    real = reader.read_page
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(args[2])
+        time.sleep(0.2)  # the others arrive while it reads
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "read_page", counted)
+    with ThreadPoolExecutor(6) as pool:
+        pages = list(pool.map(lambda _: reader.get_page(loaded, "grid.pdf", 1), range(6)))
+    assert reads == [1] and all(page is pages[0] for page in pages)
+    assert len(pages[0].lines) == 276  # the page as stored: the answer's budget cuts it, not the reader

@@ -116,7 +116,7 @@ def _as_here(value: str, index: Path) -> str:
 async def _tools_over(config: dict, index: Path, cache: Path, url: str, token: str) -> list[str]:  # type: ignore[type-arg]
     server = config["mcpServers"]["filings"]
     if "url" in server:
-        headers = {k: v.replace("<the token given to --token>", token) for k, v in server["headers"].items()}
+        headers = {k: v.replace("<the server's token>", token) for k, v in server["headers"].items()}
         assert server["url"] == "http://127.0.0.1:8765/mcp"  # the documented default address, served here on `url`
         async with (
             httpx2.AsyncClient(headers=headers, timeout=60) as client,
@@ -138,7 +138,7 @@ def test_every_documented_client_block_connects(samples_index_dir: Path, cache_d
     blocks = _config_blocks()
     assert len(blocks) >= 5  # the example file, README, Claude Desktop (macOS, Windows), Cursor over HTTP
     token = "doc-token-1"
-    with serve_http(samples_index_dir, cache_dir, tmp_path, "--token", token) as url:
+    with serve_http(samples_index_dir, cache_dir, tmp_path, token=token) as url:
         for where, config in blocks:
             command = config["mcpServers"]["filings"].get("command", "")
             if command.startswith("C:"):

@@ -22,9 +22,7 @@ AUTH = {"Authorization": "Bearer t0ken"}
 def test_a_working_session_is_never_closed_for_a_newcomer(
     samples_index_dir: Path, cache_dir: Path, tmp_path: Path
 ) -> None:
-    with serve_http(
-        samples_index_dir, cache_dir, tmp_path, "--max-sessions-per-client", "4", "--token", "t0ken"
-    ) as url:
+    with serve_http(samples_index_dir, cache_dir, tmp_path, "--max-sessions-per-client", "4", token="t0ken") as url:
         mine = _post(url, AUTH).headers["mcp-session-id"]
         assert _list_tools(url, AUTH, mine) == 200  # a client that works …
         theirs = [_post(url, AUTH).headers["mcp-session-id"] for _ in range(3)]
@@ -48,8 +46,8 @@ def _slow_body(url: str) -> socket.socket:
 
 
 def test_bodies_that_never_finish_hold_nothing(samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
-    options = ("--max-sessions-per-client", "8", "--token", "t0ken", "--body-timeout", "3")
-    with serve_http(samples_index_dir, cache_dir, tmp_path, *options) as url:
+    options = ("--max-sessions-per-client", "8", "--body-timeout", "3")
+    with serve_http(samples_index_dir, cache_dir, tmp_path, *options, token="t0ken") as url:
         slow = [_slow_body(url) for _ in range(8)]  # connected and sent before the next one: accepted before it
         try:
             started = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import subprocess
 import sys
@@ -17,20 +18,29 @@ import pytest
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from mcp_server.auth import TOKEN_ENV
 from tests.conftest import ROOT, SIFANG
 
 TOKEN = "test-token-7f3a"
 
 
 @contextmanager
-def serve_http(index: Path, cache: Path, log_folder: Path, *options: str) -> Iterator[str]:
+def http_server_process(
+    index: Path, cache: Path, log_folder: Path, *options: str, token: str | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """filings-mcp over HTTP on a port it picks (--port 0); yields the endpoint's URL exactly as the server logs it
-    (so the address a user would paste into a client is the one tested)."""
+    (so the address a user would paste into a client is the one tested) and the process. A token is given the way
+    users are told to give it: in the server's environment (never on its command line, which others can read)."""
     log_path = log_folder / f"server-{time.monotonic_ns()}.log"
     log = log_path.open("w+b")  # a pipe nobody reads could fill up
     command = [sys.executable, "-m", "mcp_server", "--index", str(index), "--cache-dir", str(cache)]
+    env = {k: v for k, v in os.environ.items() if k != TOKEN_ENV} | ({TOKEN_ENV: token} if token else {})
     proc = subprocess.Popen(
-        [*command, "--transport", "http", "--port", "0", *options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT
+        [*command, "--transport", "http", "--port", "0", *options],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env=env,
     )
     deadline = time.monotonic() + 60
     url = None
@@ -42,16 +52,23 @@ def serve_http(index: Path, cache: Path, log_folder: Path, *options: str) -> Ite
         proc.kill()
         pytest.fail("the HTTP server did not log its address: " + log_path.read_text(errors="replace"))
     try:
-        yield url
+        yield url, proc
     finally:
         proc.terminate()
         proc.wait(timeout=30)
         log.close()
 
 
+@contextmanager
+def serve_http(index: Path, cache: Path, log_folder: Path, *options: str, token: str | None = None) -> Iterator[str]:
+    """The URL of ``http_server_process``."""
+    with http_server_process(index, cache, log_folder, *options, token=token) as (url, _):
+        yield url
+
+
 @pytest.fixture(scope="module")
 def http_server(samples_index_dir: Path, cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serve_http(samples_index_dir, cache_dir, tmp_path_factory.mktemp("http"), "--token", TOKEN) as url:
+    with serve_http(samples_index_dir, cache_dir, tmp_path_factory.mktemp("http"), token=TOKEN) as url:
         yield url
 
 
@@ -106,7 +123,8 @@ def test_requests_without_the_token_are_refused(http_server: str) -> None:
     for auth in ({}, {"Authorization": "Bearer wrong"}):
         answer = httpx2.post(http_server, json=body, headers=headers | auth, timeout=30)
         assert answer.status_code == 401 and answer.headers["www-authenticate"].startswith("Bearer")
-        assert "send the header 'Authorization: Bearer <the token given to --token" in answer.json()["error"]["message"]
+        message = answer.json()["error"]["message"]
+        assert "send the header 'Authorization: Bearer <the server's token>'" in message and TOKEN_ENV in message
 
 
 def test_a_public_address_without_a_token_is_refused() -> None:
@@ -118,4 +136,6 @@ def test_a_public_address_without_a_token_is_refused() -> None:
         timeout=60,
         env={"PATH": "/usr/bin:/bin"},
     )
-    assert run.returncode == 2 and "--token" in run.stderr and "127.0.0.1" in run.stderr
+    assert (
+        run.returncode == 2 and "--token-file" in run.stderr and TOKEN_ENV in run.stderr and "127.0.0.1" in run.stderr
+    )

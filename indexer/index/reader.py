@@ -48,23 +48,35 @@ class PageReader:
         self._cache: dict[tuple[str, int, str], BaseModel] = {}  # (document, page, model) → a page or part of one
         self._offsets: dict[str, np.ndarray] = {}  # document → byte offset of each page in its pages file
         self._lock = threading.Lock()
+        self._reading: dict[tuple[str, int, str], threading.Lock] = {}  # pages being read, one reader each
 
     def read(self, meta: DocumentMeta, number: int, model: type[_P]) -> _P:
         """Page ``number`` of a document (checked by the caller), as ``model`` (a page or a part of one)."""
         key = (meta.document, number, model.__name__)
         with self._lock:
             cached = self._cache.get(key)
-            offsets = self._offsets.get(meta.document)
+            if cached is None:
+                reading = self._reading.setdefault(key, threading.Lock())
         if cached is not None:
             return cached  # type: ignore[return-value]
-        if offsets is None:
-            offsets = page_offsets(self._folder, meta)
-        loaded = read_page(self._folder, meta, number, offsets=offsets, model=model)
-        with self._lock:
-            self._offsets[meta.document] = offsets
-            if len(self._cache) >= self._size:
-                self._cache.pop(next(iter(self._cache)))
-            self._cache[key] = loaded
+        with reading:  # one thread reads a page; the others asking for it meanwhile wait and share its copy
+            with self._lock:
+                cached = self._cache.get(key)
+                offsets = self._offsets.get(meta.document)
+            if cached is not None:
+                return cached  # type: ignore[return-value]
+            if offsets is None:
+                offsets = page_offsets(self._folder, meta)
+            try:
+                loaded = read_page(self._folder, meta, number, offsets=offsets, model=model)
+                with self._lock:
+                    self._offsets[meta.document] = offsets
+                    if len(self._cache) >= self._size:
+                        self._cache.pop(next(iter(self._cache)))
+                    self._cache[key] = loaded
+            finally:
+                with self._lock:
+                    self._reading.pop(key, None)
         return loaded
 
 
