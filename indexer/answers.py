@@ -24,6 +24,7 @@ class Outline(BaseModel):
 
 class CatalogueHead(BaseModel):
     chunk_count: int = Field(description="passages indexed")
+    note: str | None = Field(default=None, description="what differs between the index's words and the server's")
     dense_search: bool = Field(description="whether semantic (embedding) search is available in this index")
     still_embedding: list[str] = Field(
         default_factory=list,

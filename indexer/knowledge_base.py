@@ -129,6 +129,7 @@ class KnowledgeBase:
             chunk_count=self.chunk_count,
             dense_search=self.dense_search,
             still_embedding=[d.document for d in documents if self.dense_search and not d.semantic_ready],
+            note=self._index.words_note,
         )
 
     def search_reports(self, request: SearchRequest) -> SearchResult:

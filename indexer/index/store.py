@@ -69,6 +69,9 @@ class Manifest(BaseModel):
     embedder: EmbedderInfo | None = None
     milvus: MilvusInfo | None = Field(default=None, description="the Milvus backend's collections; None: local files")
     tokenizer: dict[str, object]
+    vocabulary: dict[str, str] = Field(
+        default_factory=dict, description="sha256 (16 hex digits) of each data file the build read words from"
+    )
     chunking: dict[str, object]
     bm25: dict[str, object]
     parser: dict[str, object] = Field(default_factory=dict, description="what produced the pages (see build.py)")

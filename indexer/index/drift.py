@@ -1,0 +1,62 @@
+"""Whether an index was made with the words this version reads, told before it is served.
+
+A build records its tokenizer's settings (the words jieba keeps whole, the stopwords) and the digest of every data
+file (:func:`indexer.data.vocabulary`). An index whose index-time words differ from the running code's was split into
+words that queries no longer make: it is refused, with the files that differ and the command that rebuilds it. One
+whose query-time files differ (the glossary, routes, concepts, XBRL tags) is served: its answers use this version's
+words, and the note says so. Nothing is silent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from indexer.core.errors import IndexLoadError
+from indexer.data import INDEX_TIME
+
+_WHAT = {
+    "finance_words.txt": "the words jieba keeps whole",
+    "stopwords_en.txt": "the English stopwords",
+    "stopwords_zh.txt": "the Chinese stopwords",
+    "brokers.txt": "the brokers a research note is told by",
+}
+
+
+_SETTINGS = {  # a tokenizer setting → the words it stands for (an index that recorded no file digests has only these)
+    "user_words_sha256": "finance_words.txt (the words jieba keeps whole)",
+    "stopwords_sha256": "the stopwords (stopwords_en.txt, stopwords_zh.txt)",
+}
+_COVERED = frozenset(_SETTINGS)  # settings that the files' own digests say more precisely, when they are recorded
+
+
+def _changed(recorded: dict[str, object], running: dict[str, object]) -> list[str]:
+    return sorted(name for name in recorded.keys() | running.keys() if recorded.get(name) != running.get(name))
+
+
+def check_words(
+    index: Path,
+    tokenizer: dict[str, object],
+    vocabulary: dict[str, str],
+    running_tokenizer: dict[str, object],
+    running_vocabulary: dict[str, str],
+) -> str | None:
+    """Raise :class:`IndexLoadError` when the index's index-time words are not this version's; else a note naming
+    the query-time files that differ (None when none do, or when the index recorded none: built before they were)."""
+    files = _changed(dict(vocabulary), dict(running_vocabulary)) if vocabulary else []
+    settings = [key for key in _changed(tokenizer, running_tokenizer) if key != "id"]
+    differ = [f"{name} ({_WHAT[name]})" for name in files if name in INDEX_TIME]
+    differ += [_SETTINGS.get(key, f"the tokenizer's {key}") for key in settings if not (vocabulary and key in _COVERED)]
+    if differ:
+        raise IndexLoadError(
+            f"the index at {index} was built with other words than this version reads: {'; '.join(differ)}; its "
+            "passages were split into words that queries no longer make. Rebuild it with this version: "
+            f"`filings-index build DOCS --index {index}` (unchanged files are not parsed again, vectors come from the "
+            "cache)"
+        )
+    answering = [name for name in files if name not in INDEX_TIME]
+    if not answering:
+        return None
+    return (
+        f"the index was built with other query-time words ({', '.join(answering)}) than this server reads; answers use "
+        "the server's (a rebuild records them)"
+    )

@@ -1,0 +1,79 @@
+"""An index built with other words than the running code reads (issue 41): refused when its index-time words differ
+(its passages were split into words queries no longer make), served with a note when only query-time files do, and
+never silently. Each manifest edit stands for an index built by a version whose data files differed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from indexer.data import INDEX_TIME, vocabulary
+from indexer.index.layout import MANIFEST
+from indexer.ingest.build import build_index
+from indexer.ingest.settings import BuildSettings
+from tests.conftest import BROKER, call_tools, docs_folder
+from tests.test_cli import _cli
+
+
+@pytest.fixture
+def index(tmp_path: Path, cache_dir: Path) -> Path:
+    docs = docs_folder(tmp_path / "docs", BROKER)
+    folder = tmp_path / "index"
+    build_index(BuildSettings(docs_dir=docs, index_dir=folder, embedder="none", progress=False, cache_dir=cache_dir))
+    return folder
+
+
+def _edit(index: Path, **changes: dict[str, object]) -> None:
+    """The manifest as an earlier build with other data files would have written it."""
+    path = index / MANIFEST
+    manifest = json.loads(path.read_text())
+    for field, values in changes.items():
+        if values is None:
+            manifest.pop(field)
+        else:
+            manifest[field].update(values)
+    path.write_text(json.dumps(manifest, indent=2))
+
+
+def test_a_build_records_the_digest_of_every_data_file(index: Path) -> None:
+    recorded = json.loads((index / MANIFEST).read_text())["vocabulary"]
+    assert recorded == vocabulary() and set(recorded) >= INDEX_TIME and "glossary.txt" in recorded
+    (listing,) = call_tools(index, index.parent, [("list_documents", {})])
+    assert listing.structured_content["note"] is None and "NOTE" not in listing.content[0].text
+
+
+def test_other_query_time_words_are_served_with_a_note(index: Path, cache_dir: Path) -> None:
+    _edit(index, vocabulary={"glossary.txt": "0" * 16, "concepts.txt": "1" * 16})
+    listing, search = call_tools(
+        index, cache_dir, [("list_documents", {}), ("search_reports", {"query": "高测股份 营业收入"})]
+    )
+    assert not search.is_error and search.structured_content["hits"]
+    text = listing.content[0].text
+    assert text.startswith("NOTE: the index was built with other query-time words (concepts.txt, glossary.txt)")
+    assert "answers use the server's" in listing.structured_content["note"]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"vocabulary": {"finance_words.txt": "0" * 16}, "tokenizer": {"user_words_sha256": "0" * 16}},
+        {"vocabulary": None, "tokenizer": {"user_words_sha256": "0" * 16}},  # built before files were recorded
+    ],
+    ids=["recorded", "older-manifest"],
+)
+def test_other_index_time_words_are_refused_with_the_command_that_rebuilds(
+    index: Path, cache_dir: Path, changes: dict[str, dict[str, object]]
+) -> None:
+    _edit(index, **changes)
+    (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
+    text = search.content[0].text
+    assert search.is_error and "finance_words.txt (the words jieba keeps whole)" in text
+    assert f"filings-index build DOCS --index {index}" in text
+    run = _cli("search", "营业收入", "--index", str(index), cache=cache_dir)
+    assert run.returncode != 0 and "finance_words.txt" in run.stderr
+    docs = index.parent / "docs"
+    build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
+    (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
+    assert not search.is_error  # the rebuild records this version's words
