@@ -129,6 +129,12 @@ class Evaluator:
         scored.sort()
         return [(name, number) for _, name, number in scored[: self.depth]]
 
+    def _embedder(self) -> dict[str, object] | None:
+        built = self.kb.manifest.embedder
+        if built is None:
+            return None
+        return {"passages": built.model_dump(mode="json"), "queries": self.kb.query_embedder}
+
     def run_system(self, system: str, query: str, only: str | None) -> tuple[Ranked, bool]:
         """The pages ``system`` ranks for ``query`` and whether the result says the index may not hold the answer."""
         if system == "seed-pages":
@@ -180,6 +186,7 @@ class Evaluator:
             "questions": len(questions),
             "recipe": self.recipe.model_dump(mode="json"),  # what was measured: every knob's value
             "recipe_id": recipe_id(self.recipe),
+            "embedder": self._embedder(),  # the passages' vectors and the queries': two runs compare only when equal
             "missing_documents": missing,
             "ks": list(self.ks),
             "results": [
@@ -217,6 +224,12 @@ def format_table(report: dict[str, object]) -> str:
         values = " ".join(f"{row.get(c, 0.0):>9.3f}" for c in columns)
         lines.append(f"{row['system']:<11} {row['mode']:<9} {row['group']:<24} {row['n']:>3} {values}")
     lines.append(f"recipe {report.get('recipe_id')} (its values: filings-index eval --json, key 'recipe')")
+    embedder = report.get("embedder")
+    if isinstance(embedder, dict):
+        built = embedder["passages"]
+        lines.append(f"passages embedded with {built['spec']} ({built['id']}); queries with {embedder['queries']}")
+    else:
+        lines.append("no vectors: hybrid ranks by words alone and there is no dense system")
     missing = report.get("missing_documents")
     if missing:
         lines.append(f"documents not in the index (their questions score 0): {', '.join(missing)}")  # type: ignore[arg-type]

