@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from indexer.core.models import Box
 from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
-from indexer.evidence.financials import STATEMENTS
 from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS
 
 Statement = Literal["income", "balance", "cash_flow", "key_data"]
@@ -21,13 +20,11 @@ class FinancialsRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    document: str | None = Field(
-        default=None, max_length=MAX_DOCUMENT_CHARS, description="a file name from list_documents"
-    )
+    document: str | None = Field(default=None, max_length=MAX_DOCUMENT_CHARS, description="a name from list_documents")
     company: str | None = Field(
         default=None, max_length=100, description="instead of document: every filing of this company"
     )
-    statement: Statement | None = Field(default=None, description=f"one of {', '.join(STATEMENTS)}; all when omitted")
+    statement: Statement | None = Field(default=None, description="all when omitted")
     items: list[Annotated[str, Field(min_length=1, max_length=100)]] | None = Field(
         default=None,
         max_length=30,
@@ -38,7 +35,7 @@ class FinancialsRequest(BaseModel):
 
 
 MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
-_DOCUMENT = "a file name from list_documents"
+_DOCUMENT = "a name from list_documents"
 
 
 class PageRequest(BaseModel):
@@ -80,15 +77,9 @@ class QuoteRequest(Claim):
 
     document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
     page: int = Field(description="1-based page the quote is cited from")
-    quote: str = Field(
-        max_length=MAX_INPUT_CHARS, description="the text or figure to verify, verbatim, e.g. '394,328' or a sentence"
-    )
-    label: str | None = Field(
-        default=None, max_length=200, description="the table row the figure belongs to, e.g. 'Revenue', '营业收入'"
-    )
-    period: str | None = Field(
-        default=None, max_length=100, description="its column's period as printed, e.g. '2022', '2019年'"
-    )
+    quote: str = Field(max_length=MAX_INPUT_CHARS, description="the figure or text, verbatim, e.g. '394,328'")
+    label: str | None = Field(default=None, max_length=200, description="its table row, e.g. 'Revenue', '营业收入'")
+    period: str | None = Field(default=None, max_length=100, description="its column, e.g. '2022', '2019年'")
 
 
 class ClaimsRequest(BaseModel):
@@ -112,4 +103,4 @@ class RenderRequest(BaseModel):
     bboxes: list[Box] | None = Field(
         default=None, max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"
     )
-    dpi: int = Field(default=110, ge=36, le=300, description="resolution; the long side is capped at 1600 px")
+    dpi: int = Field(default=110, ge=36, le=300, description="resolution, dots per inch")

@@ -52,8 +52,8 @@ FULL_ANSWER_CHARS = 600_000  # one detail="full" answer's JSON (the largest dev 
 COMPACT_ANSWER_CHARS = 100_000  # one compact answer's text
 Detail = Literal["compact", "full"]
 SearchDetail = Literal["compact", "pages", "full"]
-DETAIL_HELP = "compact (default) or full (every box)"
-SEARCH_DETAIL_HELP = "compact (default), pages (a line per hit, to survey) or full (every box)"
+DETAIL_HELP = "full: every box"
+SEARCH_DETAIL_HELP = "pages: a line per hit, to survey; full: every box"
 
 
 def search_text(result: SearchBrief) -> str:

@@ -16,6 +16,9 @@ from pydantic import BaseModel
 from indexer.core.models import wire_schema
 
 _NULL = {"type": "null"}
+# Keywords left out of the input schemas clients are shown: the server checks them and its error names the limit
+# ("document must be at most 1000 characters"); unknown arguments get a plain error too.
+_ENFORCED = frozenset({"additionalProperties", "maxLength", "minLength", "maxItems", "minItems"})
 
 
 def _nullable(branch: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any] | None:
@@ -60,7 +63,7 @@ def _without_noise(node: Any, top: bool = True) -> Any:
         return node
     out = {}
     for key, value in node.items():
-        if (key == "default" and value is None) or key == "additionalProperties":
+        if (key == "default" and value is None) or key in _ENFORCED:
             continue
         if key == "description" and not top and "properties" in node:
             continue  # a nested model's docstring: its fields say it
@@ -83,8 +86,9 @@ def _undescribed(node: Any, names: bool = False) -> Any:
 
 def input_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """A tool's input schema as clients are shown it: optional values as type lists, without ``default: null`` (a
-    property not required is optional), ``additionalProperties`` (unknown arguments get a plain error) or nested
-    models' docstrings. Validation is the model's, not this schema's."""
+    property not required is optional), the limits the server enforces itself (lengths, counts, unknown arguments:
+    each answered with a plain error that names it) or nested models' docstrings. Validation is the model's, not
+    this schema's."""
     return _without_noise(lean(schema))  # type: ignore[no-any-return]
 
 

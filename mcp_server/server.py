@@ -114,10 +114,10 @@ def list_documents(loader: IndexLoader, detail: Annotated[Detail, DETAIL] = "com
 @tool(
     SearchBrief,
     "Search the filings for passages: keywords (BM25) and meaning, fused; English and Chinese terms and periods "
-    "are expanded (1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns the best passage of each page, best first, with "
+    "are expanded (1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns each page's best passage, best first, with "
     "document, 1-based page, section and one box (PDF points, top-left origin). A company, year or form named in the "
-    "query narrows the search; `documents`, `company`, `year`, `form` and `broker` do so explicitly. To compare "
-    f"filings, search each. {_CITE}",
+    "query narrows it; so do `documents`, `company`, `year`, `form`, `broker`. To compare filings, search each. "
+    f"{_CITE}",
     with_coverage=True,
     full=SearchResult,
 )
@@ -133,11 +133,11 @@ def search_reports(
 
 @tool(
     QuoteBrief,
-    "Verify a quoted figure or sentence on a page and get the boxes of the matched text. Matching tolerates "
-    "whitespace, currency signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万) "
-    "but never a different number. A short figure printed several times is ambiguous (verified=false, every "
-    "candidate given); neighbouring pages are tried. With `label` and/or `period` a figure is verified only in that "
-    "table row and column, else the note says where it is. For many figures: verify_claims.",
+    "Verify a quoted figure or sentence on a page; get the matched text's boxes. Tolerates whitespace, currency "
+    "signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万), never a different "
+    "number. A short figure printed several times is ambiguous (every candidate given); neighbouring pages are tried. "
+    "With `label`/`period`, verified only in that table row and column, else the note says where it is. For many "
+    "figures: verify_claims.",
     full=QuoteLocation,
 )
 @arguments_of(QuoteRequest)
@@ -163,8 +163,8 @@ def verify_claims(
 
 @tool(
     RenderedPage,
-    "Render a page as a PNG image with a quote (located as by locate_quote) or given boxes highlighted in yellow, so "
-    "the evidence can be shown to the user. The long side is at most 1600 px.",
+    "Render a page as a PNG with a quote (located as by locate_quote) or given boxes highlighted, to show the "
+    "evidence to the user. The long side is at most 1600 px.",
 )
 @arguments_of(RenderRequest)
 def render_page(loader: IndexLoader, **arguments: object) -> ToolResult:
@@ -215,12 +215,12 @@ def read_section(
 
 @tool(
     FinancialsBrief,
-    "The financial statements as data: each figure of the income statement, balance sheet, cash flow statement and "
-    "key-data tables (主要会计数据) with its label as printed, a concept (revenue, gross_profit, operating_income, "
-    "net_income, eps_diluted, total_assets, operating_cash_flow, capex …), its period and the figure as printed, "
-    "grouped by statement and page; verified only when its value, scale, currency and period were each read from the "
-    "filing (else it says what is missing); detail='full' adds values in units, each part's source and boxes. "
-    "Parent-company-only statements (母公司) are left out. Use it for multi-year figures and ratios; cite each page.",
+    "The financial statements as data: each figure of the income, balance sheet, cash flow and key-data (主要会计数据) "
+    "tables with its label as printed, a concept (revenue, net_income, eps_diluted, total_assets, operating_cash_flow, "
+    "capex …), its period and the figure as printed, by statement and page; verified only when its value, scale, "
+    "currency and period were each read from the filing (else it says what is missing); detail='full' adds values in "
+    "units, sources and boxes. Parent-company-only statements (母公司) are left out. Use it for multi-year figures and "
+    "ratios; cite each page.",
     full=Financials,
 )
 @arguments_of(FinancialsRequest)

@@ -33,7 +33,7 @@ Status = Literal["verified", "ambiguous", "elsewhere", "not_found", "error", "no
 class Claim(BaseModel):
     """One figure or sentence as the agent states it, with where it cites it."""
 
-    document: str = Field(max_length=1000, description="a file name from list_documents")
+    document: str = Field(max_length=1000, description="a name from list_documents")
     page: int = Field(ge=1, le=1_000_000, description="the 1-based page it is cited from")
     quote: str = Field(min_length=1, max_length=2000, description="the figure or text as printed, e.g. '394,328'")
     label: str | None = Field(default=None, max_length=200, description="its table row, e.g. 'Revenue'")

@@ -40,7 +40,7 @@ class SearchRequest(BaseModel):
         max_length=MAX_INPUT_CHARS,
         description="question or key terms, English or Chinese, e.g. 'capex 2022', '营业收入'",
     )
-    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, description=f"passages to return (1-{MAX_TOP_K})")
+    top_k: int = Field(default=5, ge=1, le=MAX_TOP_K, description="passages to return")
     documents: str | None = Field(
         default=None,
         max_length=MAX_GLOB_CHARS,
