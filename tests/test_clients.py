@@ -18,14 +18,14 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import ROOT, SIFANG
+from tests.test_docs import _served_tools
 from tests.test_http_transport import serve_http
 
 CLIENTS = ROOT / ".cache" / "clients"
 INSPECTOR = CLIENTS / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
 CLIENT_PYTHON = CLIENTS / "venv" / "bin" / "python"
 COMPACT_SEARCH = 8_000
-TOOLS = {"list_documents", "search_reports", "get_page", "locate_quote", "render_page", "get_outline", "read_section",
-         "get_financials", "verify_claims"}  # fmt: skip
+TOOLS = set(_served_tools())  # the registry's, as a client lists them
 ERAS = {"auto": "2026-07-28", "legacy": "2025-11-25"}  # server/discover, and the initialize handshake
 
 

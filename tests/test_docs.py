@@ -84,6 +84,10 @@ def test_every_tool_and_server_option_is_documented() -> None:
     docs = "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "docs").glob("*.md"))
     missing = [name for name in [*_served_tools(), "due_diligence"] if f"`{name}`" not in readme or name not in docs]
     assert missing == []
+    from mcp_server.prompts import due_diligence
+
+    prompt = due_diligence("q") + due_diligence("q", documents="*")
+    assert [name for name in _served_tools() if name not in prompt] == []  # the prompt teaches every tool
     server_help = subprocess.run(
         [sys.executable, "-m", "mcp_server", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=60
     ).stdout
