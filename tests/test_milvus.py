@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -310,3 +311,22 @@ def test_verify_counts_the_rows_milvus_holds(tmp_path: Path, cache_dir: Path, li
     connect(lite_server).delete(info.table_rows, filter="row >= 0")  # rows lost on the engine's side
     problems = verify_index(index, cache_dir).problems
     assert [p.path for p in problems] == ["table_rows"] and "Milvus holds 0 rows" in problems[0].problem
+
+
+def test_an_add_in_a_new_process_reuses_the_embedded_folders_vectors(tmp_path: Path) -> None:
+    """milvus-lite releases a folder's collections when the process that loaded them ends: `add` in the next process
+    read the previous version's vectors from a released collection and failed with a MilvusException."""
+    from tests.test_cli import _cli
+
+    cache = tmp_path / "cache"  # its own: the vectors can only come from the index
+    index = tmp_path / "index"
+    docs = docs_folder(tmp_path / "docs", SIFANG)
+    built = _cli("build", str(docs), "--index", str(index), "--backend", "milvus", "--no-progress", cache=cache)
+    assert built.returncode == 0, built.stderr
+    embedded = read_manifest(index).embedded_chunks
+    assert embedded > 0
+    shutil.rmtree(cache / "vectors", ignore_errors=True)  # the build cached them too
+    added = _cli("add", str(MGM), "--index", str(index), "--no-progress", cache=cache)
+    assert added.returncode == 0, added.stderr[-2000:]
+    assert f"{embedded} reused from the previous index" in added.stdout + added.stderr
+    assert {m.document for m in read_manifest(index).documents} == {SIFANG.name, MGM.name}

@@ -106,15 +106,24 @@ def collection_pattern(prefix: str, kinds: Sequence[str] = ALIASES) -> re.Patter
 
 
 def read_vectors(client: Any, collection: str) -> dict[int, np.ndarray]:
-    """Every vector of a vectors collection, by chunk row (read in pages)."""
+    """Every vector of a vectors collection, by chunk row (read in pages). The collection is loaded first: a
+    milvus-lite folder opened by a new process (an `add` after the build) holds its collections released."""
     out: dict[int, np.ndarray] = {}
-    iterator = client.query_iterator(collection, batch_size=1000, output_fields=["row", "vector"])
     try:
-        while page := iterator.next():
-            for record in page:
-                out[int(record["row"])] = np.asarray(record["vector"], dtype=np.float32)
-    finally:
-        iterator.close()
+        client.load_collection(collection)
+        iterator = client.query_iterator(collection, batch_size=1000, output_fields=["row", "vector"])
+        try:
+            while page := iterator.next():
+                for record in page:
+                    out[int(record["row"])] = np.asarray(record["vector"], dtype=np.float32)
+        finally:
+            iterator.close()
+    except MilvusStorageError:
+        raise
+    except Exception as exc:  # pymilvus raises many types
+        raise MilvusStorageError(
+            f"the vectors in the Milvus collection {collection} cannot be read ({short(exc)})"
+        ) from exc
     return out
 
 
