@@ -160,6 +160,11 @@ def test_the_stored_pdf_is_a_copy_and_a_changed_one_is_refused(tmp_path: Path, c
     build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
     (stored,) = [p for p in index.rglob("*.pdf") if "pdfs" in p.parts]
     assert not os.path.samefile(stored, source) and stored.stat().st_nlink == 1
+    first = stored.resolve()  # in the first version's folder
+    build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
+    (stored,) = [p for p in index.rglob("*.pdf") if "pdfs" in p.parts]
+    assert stored.resolve() != first and os.path.samefile(stored, first)  # versions share their own copy
+    assert not os.path.samefile(stored, source)
     before = stored.read_bytes()
     with source.open("r+b") as handle:  # the user edits their file in place
         handle.seek(0)

@@ -153,16 +153,23 @@ def _keep(source: Path, target: Path) -> None:
     own_copy(source.resolve(), target)
 
 
-def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None = None) -> None:
+def write_pdf(folder: Path, meta: DocumentMeta, pdf: Path, original: Path | None = None, stored: bool = False) -> None:
     """Keep the indexed PDF inside the index so pages render as they were indexed, and the original beside it
-    when the PDF was converted from HTML."""
-    _keep(pdf, pdf_file(folder, meta))
-    if meta.source_format == "pdf" and sha256_file(pdf_file(folder, meta)) != meta.sha256:
-        pdf_file(folder, meta).unlink()
-        raise FilingsError(
-            f"{meta.document} changed while it was being indexed (its bytes are not the ones parsed); build again "
-            "once the file is no longer being written"
-        )
+    when the PDF was converted from HTML. A user's file is copied and checked against the bytes parsed; the
+    previous version's own copy of an unchanged file (``stored``) is linked, as versions share their files."""
+    target = pdf_file(folder, meta)
+    if target.exists():  # named by content hash: two documents with the same bytes share one copy
+        pass
+    elif stored:
+        link_or_copy(pdf.resolve(), target)
+    else:
+        own_copy(pdf.resolve(), target)
+        if meta.source_format == "pdf" and sha256_file(target) != meta.sha256:
+            target.unlink()
+            raise FilingsError(
+                f"{meta.document} changed while it was being indexed (its bytes are not the ones parsed); build "
+                "again once the file is no longer being written"
+            )
     if original is not None and meta.source_format == "html":
         _keep(original, source_file(folder, meta))
 

@@ -301,7 +301,7 @@ def _write_version(
         documents = with_readiness(documents, set())  # an index without an embedder has no semantic search
     for doc in parsed:
         write_pages(staging, doc.meta, doc.pages)
-        write_pdf(staging, doc.meta, doc.pdf, doc.original)
+        write_pdf(staging, doc.meta, doc.pdf, doc.original, stored=doc.stored)
     write_chunks(staging, chunks)
     manifest = Manifest(
         embedder=embedder_info,

@@ -42,6 +42,7 @@ class Parsed:
     chunks: list[Chunk]
     pdf: Path  # the PDF indexed (the file itself, its conversion, or the previous index's copy)
     original: Path  # the file as given
+    stored: bool = False  # ``pdf`` is the previous version's own copy (unchanged file): linked, not copied again
 
 
 def read_pdf(parser: PdfParser, pdf: Path, password: str | None, chunking: ChunkSettings) -> list[Page]:
@@ -179,4 +180,5 @@ def _described(
         source_format="html" if is_html(source.path) else "pdf",
         **(metadata.describe(name, pages) | _edgar_fields(source, known)),  # type: ignore[arg-type]
     )
-    return Parsed(meta, pages, chunk_document(name, sha, pages, settings.chunking), pdf, source.path)
+    chunks = chunk_document(name, sha, pages, settings.chunking)
+    return Parsed(meta, pages, chunks, pdf, source.path, stored=known is not None)
