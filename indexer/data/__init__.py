@@ -5,10 +5,15 @@ from __future__ import annotations
 import hashlib
 from importlib import resources
 
-# The files a build reads: the index is made with them (its words, its brokers). The others are read when a question
-# is answered (the glossary, routes, concepts, XBRL tags, judgements, generic words): a change to them changes answers
+# The files a build reads, and what each holds: the index is made with them. The others are read when a question is
+# answered (the glossary, routes, concepts, XBRL tags, judgements, generic words): a change to them changes answers
 # but not the index.
-INDEX_TIME = frozenset({"finance_words.txt", "stopwords_en.txt", "stopwords_zh.txt", "brokers.txt"})
+INDEX_TIME = {
+    "finance_words.txt": "the words jieba keeps whole",
+    "stopwords_en.txt": "the English stopwords",
+    "stopwords_zh.txt": "the Chinese stopwords",
+    "brokers.txt": "the brokers a research note is told by",
+}
 
 
 def data_lines(name: str) -> list[str]:

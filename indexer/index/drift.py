@@ -14,14 +14,6 @@ from pathlib import Path
 from indexer.core.errors import IndexLoadError
 from indexer.data import INDEX_TIME
 
-_WHAT = {
-    "finance_words.txt": "the words jieba keeps whole",
-    "stopwords_en.txt": "the English stopwords",
-    "stopwords_zh.txt": "the Chinese stopwords",
-    "brokers.txt": "the brokers a research note is told by",
-}
-
-
 _SETTINGS = {  # a tokenizer setting → the words it stands for (an index that recorded no file digests has only these)
     "user_words_sha256": "finance_words.txt (the words jieba keeps whole)",
     "stopwords_sha256": "the stopwords (stopwords_en.txt, stopwords_zh.txt)",
@@ -44,7 +36,7 @@ def check_words(
     the query-time files that differ (None when none do, or when the index recorded none: built before they were)."""
     files = _changed(dict(vocabulary), dict(running_vocabulary)) if vocabulary else []
     settings = [key for key in _changed(tokenizer, running_tokenizer) if key != "id"]
-    differ = [f"{name} ({_WHAT[name]})" for name in files if name in INDEX_TIME]
+    differ = [f"{name} ({INDEX_TIME[name]})" for name in files if name in INDEX_TIME]
     differ += [_SETTINGS.get(key, f"the tokenizer's {key}") for key in settings if not (vocabulary and key in _COVERED)]
     if differ:
         raise IndexLoadError(
