@@ -45,12 +45,10 @@ def drawable(boxes: list[Box], page: int, width: float, height: float) -> list[B
                 f"box {number} is inverted (x0 {box.x0:g} > x1 {box.x1:g} or top {box.top:g} > bottom "
                 f"{box.bottom:g}); pass its left, top, right, bottom in PDF points, origin top-left"
             )
-        if box.page != page:
+        if box.page != page or box.x1 < 0 or box.x0 > width or box.bottom < 0 or box.top > height:
             continue
         x0, x1 = min(max(box.x0, 0.0), width), min(max(box.x1, 0.0), width)
         top, bottom = min(max(box.top, 0.0), height), min(max(box.bottom, 0.0), height)
-        if box.x1 < 0 or box.x0 > width or box.bottom < 0 or box.top > height:
-            continue
         kept.append(Box(page=page, x0=x0, top=top, x1=x1, bottom=bottom))
     return kept
 

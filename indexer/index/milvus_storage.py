@@ -118,8 +118,6 @@ def read_vectors(client: Any, collection: str) -> dict[int, np.ndarray]:
                     out[int(record["row"])] = np.asarray(record["vector"], dtype=np.float32)
         finally:
             iterator.close()
-    except MilvusStorageError:
-        raise
     except Exception as exc:  # pymilvus raises many types
         raise MilvusStorageError(
             f"the vectors in the Milvus collection {collection} cannot be read ({short(exc)})"
