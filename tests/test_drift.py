@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from indexer.data import INDEX_TIME, vocabulary
+from indexer.data import INDEX_TIME, digests
 from indexer.index.layout import MANIFEST
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
@@ -39,26 +39,26 @@ def _edit(index: Path, **changes: dict[str, object]) -> None:
 
 def test_a_build_records_the_digest_of_every_data_file(index: Path) -> None:
     recorded = json.loads((index / MANIFEST).read_text())["vocabulary"]
-    assert recorded == vocabulary() and set(recorded) >= set(INDEX_TIME) and "glossary.txt" in recorded
+    assert recorded == digests() and set(recorded) >= set(INDEX_TIME) and "vocabulary.toml" in recorded
     (listing,) = call_tools(index, index.parent, [("list_documents", {})])
     assert listing.structured_content["note"] is None and "NOTE" not in listing.content[0].text
 
 
 def test_other_query_time_words_are_served_with_a_note(index: Path, cache_dir: Path) -> None:
-    _edit(index, vocabulary={"glossary.txt": "0" * 16, "concepts.txt": "1" * 16})
+    _edit(index, vocabulary={"vocabulary.toml": "0" * 16, "glossary.txt": "1" * 16})  # and a file since merged
     listing, search = call_tools(
         index, cache_dir, [("list_documents", {}), ("search_reports", {"query": "高测股份 营业收入"})]
     )
     assert not search.is_error and search.structured_content["hits"]
     text = listing.content[0].text
-    assert text.startswith("NOTE: the index was built with other query-time words (concepts.txt, glossary.txt)")
+    assert text.startswith("NOTE: the index was built with other query-time words (glossary.txt, vocabulary.toml)")
     assert "answers use the server's" in listing.structured_content["note"]
 
 
 @pytest.mark.parametrize(
     "changes",
     [
-        {"vocabulary": {"finance_words.txt": "0" * 16}, "tokenizer": {"user_words_sha256": "0" * 16}},
+        {"vocabulary": {"vocabulary.toml": "0" * 16}, "tokenizer": {"user_words_sha256": "0" * 16}},
         {"vocabulary": None, "tokenizer": {"user_words_sha256": "0" * 16}},  # built before files were recorded
     ],
     ids=["recorded", "older-manifest"],
@@ -69,10 +69,10 @@ def test_other_index_time_words_are_refused_with_the_command_that_rebuilds(
     _edit(index, **changes)
     (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
     text = search.content[0].text
-    assert search.is_error and "finance_words.txt (the words jieba keeps whole)" in text
+    assert search.is_error and "the words jieba keeps whole (keep_whole in vocabulary.toml)" in text
     assert f"filings-index build DOCS --index {index}" in text
     run = _cli("search", "营业收入", "--index", str(index), cache=cache_dir)
-    assert run.returncode != 0 and "finance_words.txt" in run.stderr
+    assert run.returncode != 0 and "keep_whole in vocabulary.toml" in run.stderr
     docs = index.parent / "docs"
     build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
     (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])

@@ -1,7 +1,7 @@
 """Judgement questions find their statements (issue 30): "Is X capital-intensive?", "a healthy liquidity profile?",
 "increased its debt?" name none of the line items that answer them; the question is routed to the statements and
-searched with the line items printed there (indexer/data/judgements.txt), and analysts' abbreviations expand both
-ways in both languages (indexer/data/glossary.txt)."""
+searched with the line items printed there (the judgements of indexer/data/vocabulary.toml), and analysts'
+abbreviations expand both ways in both languages (its concepts' terms)."""
 
 from __future__ import annotations
 

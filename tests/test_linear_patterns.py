@@ -74,9 +74,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
                 found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
         for key, pattern in _written(module):
             found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
-    data = [(f"concepts.txt {c.name}", c.pattern) for c in concepts()]
-    data += [(f"question_routes.txt {sections}", p) for p, sections in _routes()]
-    data += [(f"judgements.txt {terms[:1]}", p) for p, terms in _judgements()]
+    data = [(f"vocabulary.toml concepts.{c.name}", c.pattern) for c in concepts()]
+    data += [(f"vocabulary.toml routes {sections}", p) for p, sections in _routes()]
+    data += [(f"vocabulary.toml judgements {terms[:1]}", p) for p, terms in _judgements()]
     for key, pattern in data:
         found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
     return dict(found.values())
@@ -103,7 +103,7 @@ def test_the_scan_finds_the_patterns_it_is_meant_to() -> None:
     from indexer.evidence.quotes import _NUMBER
 
     assert any(p is _NUMBER for p in patterns.values())  # the one of the attack
-    assert any(key.startswith("concepts.txt") for key in patterns)
+    assert any(key.startswith("vocabulary.toml concepts.") for key in patterns)
 
 
 def test_every_pattern_runs_in_linear_time() -> None:

@@ -11,7 +11,7 @@ import re
 
 from indexer.core.models import Line
 from indexer.core.text import CJK
-from indexer.data import data_lines
+from indexer.data.vocabulary import vocabulary
 
 # The primary statements' page labels (their pages are the answer to judgement questions that name none of their words).
 STATEMENT_LABELS = frozenset({"income_statement", "balance_sheet", "cash_flow", "equity"})
@@ -199,17 +199,13 @@ def heading_label(lines: list[Line]) -> str | None:
 
 @functools.cache
 def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
-    """The question routes of ``indexer/data/question_routes.txt`` (read once)."""
-    routes = []
-    for line in data_lines("question_routes.txt"):
-        sections, _, pattern = line.partition(" | ")
-        routes.append((re.compile(pattern.strip(), re.I), tuple(s.strip() for s in sections.split(","))))
-    return routes
+    """The vocabulary's question routes, compiled once."""
+    return [(re.compile(route.pattern, re.I), route.sections) for route in vocabulary().routes]
 
 
 def question_sections(question: str) -> tuple[str, ...]:
     """Sections to prefer for a question, most specific first (empty when nothing points anywhere): where the
-    inputs of the concepts it names are printed (``indexer/data/question_routes.txt``)."""
+    inputs of the concepts it names are printed (the vocabulary's ``routes``)."""
     found: list[str] = []
     for pattern, sections in _routes():
         if pattern.search(question):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from indexer.core.text import CJK_RANGE
 from indexer.data import data_lines
+from indexer.data.vocabulary import vocabulary
 
 TOKENIZER_ID = "filings-tok-3"
 BIGRAM_MARK = "bg_"  # a bigram token's prefix: no word token holds "_", and Milvus's analyzer keeps it whole
@@ -62,7 +63,7 @@ def normalize_number(raw: str) -> str:
 
 
 def _user_words() -> list[str]:
-    return data_lines("finance_words.txt")
+    return vocabulary().user_words
 
 
 class Tokenizer:

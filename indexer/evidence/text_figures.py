@@ -2,7 +2,7 @@
 sales of $34.2 billion", "total assets of $15.8 billion"), the statement's figure in units must agree with it.
 
 A mention counts for a row when the words just before the amount name the row's concept (read by the same concept
-patterns as the statements' labels, indexer/data/concepts.txt) and the amount equals the row's value within the
+patterns as the statements' labels, indexer/data/vocabulary.toml) and the amount equals the row's value within the
 mention's rounding. It disagrees when no mention agrees and one equals the row's value a thousand or a million times
 over or under: the scale the statement was read in is not the one the text reads it in, and its figures are not
 verified. Rows no mention speaks of are not checked.

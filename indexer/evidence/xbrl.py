@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from indexer.core.workers import PYTHON_ISOLATED
-from indexer.data import data_lines
+from indexer.data.vocabulary import vocabulary
 from indexer.evidence.financials import FinancialRow
 
 logger = logging.getLogger(__name__)
@@ -256,12 +256,8 @@ def attach(rows: list[FinancialRow], facts: list[XbrlFact]) -> list[FinancialRow
 
 @cache
 def xbrl_concepts() -> dict[str, frozenset[str]]:
-    """Our concept → the XBRL concepts filers tag it with (``indexer/data/xbrl_concepts.txt``)."""
-    mapping = {}
-    for line in data_lines("xbrl_concepts.txt"):
-        name, tagged = (part.strip() for part in line.split(" | ", 1))
-        mapping[name] = frozenset(tagged.split())
-    return mapping
+    """Our concept → the XBRL concepts filers tag it with (each concept's ``xbrl`` in the vocabulary)."""
+    return {name: frozenset(c.xbrl) for name, c in vocabulary().statement_concepts.items() if c.xbrl}
 
 
 def _main(argv: list[str]) -> int:

@@ -1,10 +1,10 @@
 """Whether an index was made with the words this version reads, told before it is served.
 
 A build records its tokenizer's settings (the words jieba keeps whole, the stopwords) and the digest of every data
-file (:func:`indexer.data.vocabulary`). An index whose index-time words differ from the running code's was split into
-words that queries no longer make: it is refused, with the files that differ and the command that rebuilds it. One
-whose query-time files differ (the glossary, routes, concepts, XBRL tags) is served: its answers use this version's
-words, and the note says so. Nothing is silent.
+file (:func:`indexer.data.digests`). An index whose index-time words differ from the running code's was split into
+words that queries no longer make: it is refused, with what differs and the command that rebuilds it. One whose
+query-time words differ (the vocabulary's concepts, terms, routes and judgements) is served: its answers use this
+version's words, and the note says so. Nothing is silent.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from indexer.core.errors import IndexLoadError
 from indexer.data import INDEX_TIME
 
 _SETTINGS = {  # a tokenizer setting → the words it stands for (an index that recorded no file digests has only these)
-    "user_words_sha256": "finance_words.txt (the words jieba keeps whole)",
+    "user_words_sha256": "the words jieba keeps whole (keep_whole in vocabulary.toml)",
     "stopwords_sha256": "the stopwords (stopwords_en.txt, stopwords_zh.txt)",
 }
-_COVERED = frozenset(_SETTINGS)  # settings that the files' own digests say more precisely, when they are recorded
+_COVERED = frozenset({"stopwords_sha256"})  # settings that the files' own digests say more precisely, when recorded
 
 
 def _changed(recorded: dict[str, object], running: dict[str, object]) -> list[str]:

@@ -12,6 +12,7 @@ from functools import lru_cache
 from indexer.core.text import CJK, has_cjk
 from indexer.core.tokenize import Tokenizer, normalize_text
 from indexer.data import data_lines
+from indexer.data.vocabulary import vocabulary
 from indexer.search.recipe import DEFAULT_RECIPE
 
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
@@ -96,15 +97,17 @@ def period_terms(query: str) -> list[str]:
 
 @lru_cache(maxsize=1)
 def glossary() -> tuple[tuple[str, ...], ...]:
-    return tuple(
-        tuple(term.strip().lower() for term in line.split("|") if term.strip()) for line in data_lines("glossary.txt")
-    )
+    """Each concept's equivalent terms (the vocabulary's ``terms``), lower case."""
+    return vocabulary().glossary
 
 
-@lru_cache(maxsize=1)
-def _glossary_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+GlossaryPatterns = tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]
+
+
+def compile_glossary(groups: tuple[tuple[str, ...], ...]) -> GlossaryPatterns:
+    """Each group of equivalent terms as one pattern: a Chinese term anywhere, a Latin one as whole words."""
     compiled = []
-    for group in glossary():
+    for group in groups:
         alternatives = []
         for term in sorted(group, key=len, reverse=True):
             escaped = re.escape(term).replace(r"\ ", r"[\s-]+")
@@ -113,30 +116,32 @@ def _glossary_patterns() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
     return tuple(compiled)
 
 
-def _matched_groups(query: str) -> list[tuple[str, ...]]:
-    text = normalize_text(query)
-    return [group for pattern, group in _glossary_patterns() if pattern.search(text)]
+@lru_cache(maxsize=1)
+def _glossary_patterns() -> GlossaryPatterns:
+    return compile_glossary(glossary())
 
 
-def glossary_terms(query: str) -> list[str]:
-    """Equivalent terms (both languages) of every glossary concept the query mentions."""
+def _matched_groups(query: str, patterns: GlossaryPatterns | None = None) -> list[tuple[str, ...]]:
     text = normalize_text(query)
-    terms = [t for group in _matched_groups(query) for t in group if t not in text]
+    return [group for pattern, group in patterns or _glossary_patterns() if pattern.search(text)]
+
+
+def glossary_terms(query: str, patterns: GlossaryPatterns | None = None) -> list[str]:
+    """Equivalent terms (both languages) of every glossary concept the query mentions (in ``patterns``, made by
+    :func:`compile_glossary`; the package vocabulary's when None)."""
+    text = normalize_text(query)
+    terms = [t for group in _matched_groups(query, patterns) for t in group if t not in text]
     return list(dict.fromkeys(terms))
 
 
 @lru_cache(maxsize=1)
 def _judgements() -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
-    rules = []
-    for line in data_lines("judgements.txt"):
-        pattern, *terms = (part.strip() for part in line.split(" | "))
-        rules.append((re.compile(pattern, re.I), tuple(t.lower() for t in terms if t)))
-    return tuple(rules)
+    return tuple((re.compile(j.pattern, re.I), tuple(t.lower() for t in j.terms)) for j in vocabulary().judgements)
 
 
 def judgement_terms(query: str) -> list[str]:
     """The line items printed where an analyst's judgement is answered ("capital-intensive" → capital expenditures,
-    property and equipment, total assets: ``indexer/data/judgements.txt``), those the query does not already say."""
+    property and equipment, total assets: the vocabulary's ``judgements``), those the query does not already say."""
     text = normalize_text(query)
     terms = [t for pattern, group in _judgements() if pattern.search(text) for t in group if t not in text]
     return list(dict.fromkeys(terms))

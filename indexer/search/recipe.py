@@ -97,7 +97,7 @@ class Recipe(BaseModel):
     routed_weights: tuple[float, ...] = Field(
         default=(0.5, 0.25),
         description="weight of a BM25 list within the question's first, second … routed section (where the inputs "
-        "of the concepts it names are printed: indexer/data/question_routes.txt), relative to the BM25 list's",
+        "of the concepts it names are printed: the routes in indexer/data/vocabulary.toml), relative to BM25's",
     )
     max_highlights: int = Field(default=40, description="highlight boxes per hit at most")
 

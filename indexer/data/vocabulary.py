@@ -1,0 +1,143 @@
+"""The domain's vocabulary (``indexer/data/vocabulary.toml``) read through one schema: each concept with its statements,
+row labels, XBRL tags, search terms and the words jieba keeps whole; the question routes; the judgements.
+
+An unknown field, a concept that is not defined, a pattern that does not compile or a word given two homes is a
+:class:`VocabularyError` that names where it is. Every use (get_financials, search expansion, routing, the
+tokenizer's user words, the XBRL check) reads the vocabulary from here.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import cache
+from importlib import resources
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+FILE = "vocabulary.toml"
+Statement = Literal["income", "balance", "cash_flow", "key_data"]
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_XBRL_TAG = r"^[a-z][a-z0-9-]*:[A-Z][A-Za-z0-9]*$"  # us-gaap:Revenues
+
+
+class VocabularyError(ValueError):
+    """The vocabulary file does not hold what its schema says: the message names the entry and the field."""
+
+
+def _compiles(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from exc
+    return pattern
+
+
+Pattern = Annotated[str, Field(min_length=1), AfterValidator(_compiles)]
+Word = Annotated[str, Field(min_length=1, pattern=r"^\S(?:.*\S)?$")]
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Concept(_Entry):
+    """One concept: a statement line (it has labels) or a search word only (a ratio, a topic: terms, no labels)."""
+
+    statements: tuple[Statement, ...] = ()
+    labels: tuple[Pattern, ...] = Field(default=(), description="matched whole against a normalised row label")
+    xbrl: tuple[Annotated[str, Field(pattern=_XBRL_TAG)], ...] = ()
+    terms: tuple[Word, ...] = Field(default=(), description="equivalent words for search and `items`, both languages")
+    keep_whole: tuple[Word, ...] = Field(default=(), description="words jieba keeps whole (index time)")
+
+    @model_validator(mode="after")
+    def _whole(self) -> Concept:
+        if bool(self.labels) != bool(self.statements):
+            raise ValueError("labels and statements go together: a statement line has both, a search word neither")
+        if not self.labels and not self.terms:
+            raise ValueError("a concept needs labels (a statement line) or terms (a search word)")
+        if self.xbrl and not self.labels:
+            raise ValueError("xbrl tags belong to a statement line: give it statements and labels")
+        return self
+
+
+class Route(_Entry):
+    """A question matching ``pattern`` prefers ``sections``, in order."""
+
+    sections: tuple[Annotated[str, Field(pattern=r"^[a-z][a-z_]*$")], ...] = Field(min_length=1)
+    pattern: Pattern
+
+
+class Judgement(_Entry):
+    """A question matching ``pattern`` is also searched with ``terms``, the line items printed where it is answered."""
+
+    pattern: Pattern
+    terms: tuple[Word, ...] = Field(min_length=1)
+
+
+class TokenizerWords(_Entry):
+    keep_whole: tuple[Word, ...] = ()
+
+
+class Vocabulary(_Entry):
+    tokenizer: TokenizerWords = TokenizerWords()
+    concepts: dict[str, Concept]
+    routes: tuple[Route, ...] = ()
+    judgements: tuple[Judgement, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_home(self) -> Vocabulary:
+        bad = [name for name in self.concepts if not _NAME.fullmatch(name)]
+        if bad:
+            raise ValueError(f"concept names are lower_case_words: {', '.join(bad)}")
+        homes: dict[str, str] = {}
+        for home, words in [("tokenizer", self.tokenizer.keep_whole)] + [
+            (f"concepts.{name}", c.keep_whole) for name, c in self.concepts.items()
+        ]:
+            for word in words:
+                if word in homes:
+                    raise ValueError(f"keep_whole word {word!r} is in {homes[word]} and in {home}: give it one home")
+                homes[word] = home
+        return self
+
+    def concept(self, name: str) -> Concept:
+        """The concept called ``name``; a :class:`VocabularyError` when there is none (code that names a concept
+        asks here, so a concept renamed in the file fails where it is used, not silently)."""
+        if name not in self.concepts:
+            raise VocabularyError(f"no concept {name!r} in {FILE}")
+        return self.concepts[name]
+
+    @property
+    def statement_concepts(self) -> dict[str, Concept]:
+        """The concepts printed as statement lines (those with labels), in file order."""
+        return {name: c for name, c in self.concepts.items() if c.labels}
+
+    @property
+    def glossary(self) -> tuple[tuple[str, ...], ...]:
+        """Each concept's equivalent terms, lower case, in file order."""
+        return tuple(tuple(t.lower() for t in c.terms) for c in self.concepts.values() if c.terms)
+
+    @property
+    def user_words(self) -> list[str]:
+        """The words jieba keeps whole: the tokenizer's own and each concept's."""
+        return [*self.tokenizer.keep_whole, *(w for c in self.concepts.values() for w in c.keep_whole)]
+
+
+def parse_vocabulary(text: str, source: str = FILE) -> Vocabulary:
+    """The vocabulary held by ``text`` (TOML); a :class:`VocabularyError` naming each entry and field that is wrong."""
+    try:
+        return Vocabulary.model_validate(tomllib.loads(text))
+    except tomllib.TOMLDecodeError as exc:
+        raise VocabularyError(f"{source} is not valid TOML: {exc}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors(include_url=False)
+        )
+        raise VocabularyError(f"{source}: {problems}") from exc
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    """The package's vocabulary, read once."""
+    return parse_vocabulary(resources.files(__package__ or "indexer.data").joinpath(FILE).read_text(encoding="utf-8"))
