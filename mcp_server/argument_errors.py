@@ -1,8 +1,9 @@
 """Bad arguments answered in plain words: what was wrong, what is allowed, what to do — not pydantic's report.
 
-FastMCP validates a call's arguments against the tool's signature and, on failure, answers with pydantic's text
-("1 validation error for call[search_reports] … errors.pydantic.dev …"). The middleware here rewrites that answer
-(and a prompt called without a required argument) from the same error details and the tool's input schema.
+A tool validates a call's arguments once, with its request model (mcp_server/tool_registry.py), and a failure —
+a field's limit or a rule across fields alike — is FastMCP's ValidationError around pydantic's, whose text would reach
+the client ("1 validation error for … errors.pydantic.dev …"). The middleware here rewrites that answer (and a prompt
+called without a required argument) from the same error details and the tool's input schema.
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ def _one(error: Mapping[str, Any], properties: dict[str, Any]) -> str:
         return f"{name} must be a {wanted}; got {got}"
     where = ".".join(_name(part) for part in error["loc"])
     if kind == "value_error":  # a model's own rule, already written as advice
-        return f"{where}: {error['msg'].removeprefix('Value error, ')}; got {got}"
-    return f"{where}: {error['msg'].lower()}; got {got}"
+        advice = error["msg"].removeprefix("Value error, ")
+        return f"{where}: {advice}; got {got}" if where else advice  # no place: a rule across the arguments
+    return f"{where or 'the arguments'}: {error['msg'].lower()}; got {got}"
 
 
 def plain_message(tool: str, error: ValidationError, schema: dict[str, Any]) -> str:
@@ -84,17 +86,6 @@ def plain_message(tool: str, error: ValidationError, schema: dict[str, Any]) -> 
     return f"{tool}: {'; '.join(shown)}. The tool's description and input schema list every argument."
 
 
-def _validation_cause(exc: BaseException) -> ValidationError | None:
-    """The pydantic error behind a failed call: the signature's check (FastMCP's ValidationError) or the request
-    model's own rules, checked when the tool builds its request (FastMCP wraps it twice: ToolError, a body error)."""
-    cause = exc.__cause__
-    for _ in range(3):
-        if cause is None or isinstance(cause, ValidationError):
-            break
-        cause = cause.__cause__
-    return cause if isinstance(cause, ValidationError) else None
-
-
 class PlainArgumentErrors(Middleware):
     """Rewrites argument errors of tools and prompts (see the module docstring)."""
 
@@ -105,12 +96,11 @@ class PlainArgumentErrors(Middleware):
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         try:
             return await call_next(context)
-        except (FastMCPValidationError, ToolError) as exc:
-            cause = _validation_cause(exc)
-            if cause is None:
+        except FastMCPValidationError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
                 raise
             name = context.message.name
-            raise ToolError(plain_message(name, cause, self._schemas.get(name, {}))) from None
+            raise ToolError(plain_message(name, exc.__cause__, self._schemas.get(name, {}))) from None
 
     async def on_get_prompt(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Any]) -> Any:
         name = context.message.name

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel
 
@@ -50,10 +50,17 @@ from mcp_server.statement_briefs import financials_brief, financials_text
 
 FULL_ANSWER_CHARS = 600_000  # one detail="full" answer's JSON (the largest dev page's is 130,000)
 COMPACT_ANSWER_CHARS = 100_000  # one compact answer's text
-Detail = Literal["compact", "full"]
-SearchDetail = Literal["compact", "pages", "full"]
-DETAIL_HELP = "full: every box"
-SEARCH_DETAIL_HELP = "pages: a line per hit, to survey; full: every box"
+
+
+class DetailArgument(NamedTuple):
+    """A tool's ``detail`` argument: the forms a caller may ask for (a Literal; compact by default) and its help."""
+
+    forms: Any
+    help: str
+
+
+DETAIL = DetailArgument(Literal["compact", "full"], "full: every box")
+SEARCH_DETAIL = DetailArgument(Literal["compact", "pages", "full"], "pages: a line per hit, to survey; full: every box")
 
 
 def search_text(result: SearchBrief) -> str:
@@ -198,9 +205,6 @@ def claims_text(result: ClaimsBrief) -> str:
     return "\n".join(lines)
 
 
-Answer = SearchResult | PageResult | QuoteLocation | DocumentList | Outline | SectionText | Financials | ClaimChecks
-
-
 @dataclass(frozen=True)
 class _Form:
     """How one kind of result is answered compactly: its brief (the data), and the text rendered from it."""
@@ -223,12 +227,13 @@ FORMS: dict[type[BaseModel], _Form] = {
     Outline: _Form(_itself, lambda r, b: outline_text(r)),
     SectionText: _Form(_itself, lambda r, b: section_text(r)),
 }
+_AS_JSON = _Form(_itself, lambda r, b: wire_json(r))  # a result with no form of its own: itself, as JSON text
 
 
-def answer_parts(result: Answer, detail: str) -> tuple[str, dict[str, Any]]:
+def answer_parts(result: BaseModel, detail: str) -> tuple[str, dict[str, Any]]:
     """The text content and the structured content of a result: compact both (the text rendered, the brief as
     data), or with ``detail="full"`` the whole result as JSON text and under ``full`` beside the brief."""
-    form = FORMS[type(result)]
+    form = FORMS.get(type(result), _AS_JSON)
     brief = form.brief(result, detail)
     structured = wire(brief)
     if detail == "full":

@@ -1,22 +1,18 @@
-"""Wiring: each FastMCP tool validates its request model, calls the KnowledgeBase method of the same name and renders
-its result. Errors become ToolError here."""
+"""Wiring: the tools, one row each (a KnowledgeBase method of the same name, its request and result models, its
+description; tool_registry serves a row), the prompt, and the server around them."""
 
 from __future__ import annotations
 
 import gc
 import logging
 import threading
-from collections.abc import Callable
-from typing import Annotated, Any, TypeVar
+from typing import Any
 
 from fastmcp import FastMCP
-from fastmcp.exceptions import ToolError
 from fastmcp.prompts import Prompt
-from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
 from fastmcp.utilities.types import Image
-from mcp.types import TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.types import TextContent
 
 from indexer import __version__
 from indexer.answers import (
@@ -36,7 +32,6 @@ from indexer.core.models import wire
 from indexer.evidence.claim_checks import MAX_CLAIMS
 from indexer.evidence.section_text import SECTION_CHARS, SectionText
 from indexer.index.store import read_manifest
-from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import (
     ClaimsRequest,
     FinancialsRequest,
@@ -54,26 +49,15 @@ from mcp_server.coverage import coverage, coverage_line
 from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
 from mcp_server.prompts import due_diligence
-from mcp_server.renderings import (
-    DETAIL_HELP,
-    SEARCH_DETAIL_HELP,
-    Answer,
-    Detail,
-    SearchDetail,
-    answer_parts,
-    rendered_text,
-)
-from mcp_server.schemas import input_schema, output_schema
+from mcp_server.renderings import SEARCH_DETAIL, rendered_text
 from mcp_server.settings import ServerSettings
 from mcp_server.statement_briefs import FinancialsBrief
-from mcp_server.tool_registry import TOOLS, arguments_of, bound, tool
+from mcp_server.tool_registry import Declared, served
 
 logger = logging.getLogger(__name__)
 
-T = TypeVar("T")
 LOAD_DELAY_S = 0.5
 GC_YOUNG_THRESHOLD = 10_000  # allocations between young collections (default 700): fewer pauses in a search
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 _CITE = (
     "Cite every figure or statement with its document and 1-based page (e.g. BESTBUY_2024Q2_10Q.pdf p.19); "
@@ -84,154 +68,107 @@ INSTRUCTIONS = (
     f"research (研报) stored locally. {_CITE}"
 )
 SERVER_NAME = "filings-mcp"  # serverInfo.name; serverInfo.version is the package's
-DETAIL = Field(description=DETAIL_HELP)
 
 
-def _call(loader: IndexLoader, work: Callable[..., T], *args: object) -> T:
-    try:
-        return work(loader.get(), *args)
-    except FilingsError as exc:
-        raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
-
-
-def _answer(result: Answer, detail: str) -> ToolResult:
-    """The compact text and the compact structured content (``detail="full"``: the whole result as JSON text and
-    under ``full``), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
-    text, structured = answer_parts(result, detail)
-    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
-
-
-@tool(
-    DocumentsBrief,
-    "List the documents in the knowledge base: company, form, period, language, pages.",
-    with_coverage=True,
-    full=DocumentList,
-)
-def list_documents(loader: IndexLoader, detail: Annotated[Detail, DETAIL] = "compact") -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.list_documents), detail)
-
-
-@tool(
-    SearchBrief,
-    "Search the filings for passages: keywords (BM25) and meaning, fused; English and Chinese terms and periods "
-    "are expanded (1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns each page's best passage, best first, with "
-    "document, 1-based page, section and one box (PDF points, top-left origin). A company, year or form named in the "
-    "query narrows it; so do `documents`, `company`, `year`, `form`, `broker`. To compare filings, search each. "
-    f"{_CITE}",
-    with_coverage=True,
-    full=SearchResult,
-)
-@arguments_of(SearchRequest)
-def search_reports(
-    loader: IndexLoader,
-    *,
-    detail: Annotated[SearchDetail, Field(description=SEARCH_DETAIL_HELP)] = "compact",
-    **arguments: object,
-) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.search_reports, SearchRequest.model_validate(arguments)), detail)
-
-
-@tool(
-    QuoteBrief,
-    "Verify a quoted figure or sentence on a page; get the matched text's boxes. Tolerates whitespace, currency "
-    "signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万), never a different "
-    "number. A short figure printed several times is ambiguous (every candidate given); neighbouring pages are tried. "
-    "With `label`/`period`, verified only in that table row and column, else the note says where it is. For many "
-    "figures: verify_claims.",
-    full=QuoteLocation,
-)
-@arguments_of(QuoteRequest)
-def locate_quote(
-    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
-) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.locate_quote, QuoteRequest.model_validate(arguments)), detail)
-
-
-@tool(
-    ClaimsBrief,
-    f"Verify up to {MAX_CLAIMS} figures or sentences in one call, each as locate_quote would (label and period "
-    "optional): a verdict per claim in order — verified, ambiguous, elsewhere (the note says where it is), "
-    "not_found or error. Use it once at the end for every figure you state; report unverified ones as such.",
-    full=ClaimChecks,
-)
-@arguments_of(ClaimsRequest)
-def verify_claims(
-    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
-) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.verify_claims, ClaimsRequest.model_validate(arguments)), detail)
-
-
-@tool(
-    RenderedPage,
-    "Render a page as a PNG with a quote (located as by locate_quote) or given boxes highlighted, to show the "
-    "evidence to the user. The long side is at most 1600 px.",
-)
-@arguments_of(RenderRequest)
-def render_page(loader: IndexLoader, **arguments: object) -> ToolResult:
-    png, info = _call(loader, KnowledgeBase.render_page, RenderRequest.model_validate(arguments))
+def _rendered(result: tuple[bytes, RenderedPage], detail: str) -> ToolResult:
+    """render_page's answer: the PNG, then a line saying what is highlighted; its record as structured content."""
+    png, info = result
     return ToolResult(
-        content=[
-            Image(data=png, format="png").to_image_content(),
-            TextContent(type="text", text=rendered_text(info)),
-        ],
+        content=[Image(data=png, format="png").to_image_content(), TextContent(type="text", text=rendered_text(info))],
         structured_content=wire(info),
     )
 
 
-@tool(
-    PageBrief,
-    "Read one whole page: its text and its tables as rows (detail='full': every line's box). Read a hit's page "
-    "before quoting it.",
-    full=PageResult,
+# The tools, in the order clients list them: each is the KnowledgeBase method of its name (see tool_registry).
+TOOLS = (
+    Declared(
+        "list_documents",
+        "List the documents in the knowledge base: company, form, period, language, pages.",
+        DocumentsBrief,
+        full=DocumentList,
+        with_coverage=True,
+    ),
+    Declared(
+        "search_reports",
+        "Search the filings for passages: keywords (BM25) and meaning, fused; English and Chinese terms and periods "
+        "are expanded (1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns each page's best passage, best first, with "
+        "document, 1-based page, section and one box (PDF points, top-left origin). A company, year or form named in "
+        "the query narrows it; so do `documents`, `company`, `year`, `form`, `broker`. To compare filings, search "
+        f"each. {_CITE}",
+        SearchBrief,
+        request=SearchRequest,
+        full=SearchResult,
+        detail=SEARCH_DETAIL,
+        with_coverage=True,
+    ),
+    Declared(
+        "locate_quote",
+        "Verify a quoted figure or sentence on a page; get the matched text's boxes. Tolerates whitespace, currency "
+        "signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万), never a "
+        "different number. A short figure printed several times is ambiguous (every candidate given); neighbouring "
+        "pages are tried. With `label`/`period`, verified only in that table row and column, else the note says "
+        "where it is. For many figures: verify_claims.",
+        QuoteBrief,
+        request=QuoteRequest,
+        full=QuoteLocation,
+    ),
+    Declared(
+        "verify_claims",
+        f"Verify up to {MAX_CLAIMS} figures or sentences in one call, each as locate_quote would (label and period "
+        "optional): a verdict per claim in order — verified, ambiguous, elsewhere (the note says where it is), "
+        "not_found or error. Use it once at the end for every figure you state; report unverified ones as such.",
+        ClaimsBrief,
+        request=ClaimsRequest,
+        full=ClaimChecks,
+    ),
+    Declared(
+        "render_page",
+        "Render a page as a PNG with a quote (located as by locate_quote) or given boxes highlighted, to show the "
+        "evidence to the user. The long side is at most 1600 px.",
+        RenderedPage,
+        request=RenderRequest,
+        detail=None,
+        answer=_rendered,
+    ),
+    Declared(
+        "get_page",
+        "Read one whole page: its text and its tables as rows (detail='full': every line's box). Read a hit's page "
+        "before quoting it.",
+        PageBrief,
+        request=PageRequest,
+        full=PageResult,
+    ),
+    Declared(
+        "get_outline",
+        "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements "
+        "and notes, each with its pages and a `key` for read_section.",
+        Outline,
+        request=OutlineRequest,
+    ),
+    Declared(
+        "read_section",
+        f"Read one section (Item 7, 1A, 第四节, balance_sheet … keys from get_outline): its text, each page headed "
+        f"[p.N], at most {SECTION_CHARS:,} characters a call; pass next_cursor as `cursor` to go on.",
+        SectionText,
+        request=SectionRequest,
+    ),
+    Declared(
+        "get_financials",
+        "The financial statements as data: each figure of the income, balance sheet, cash flow and key-data "
+        "(主要会计数据) tables with its label as printed, a concept (revenue, net_income, eps_diluted, total_assets, "
+        "operating_cash_flow, capex …), its period and the figure as printed, by statement and page; verified only "
+        "when its value, scale, currency and period were each read from the filing (else it says what is missing); "
+        "detail='full' adds values in units, sources and boxes. Parent-company-only statements (母公司) are left out. "
+        "Use it for multi-year figures and ratios; cite each page.",
+        FinancialsBrief,
+        request=FinancialsRequest,
+        full=Financials,
+    ),
 )
-@arguments_of(PageRequest)
-def get_page(loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.get_page, PageRequest.model_validate(arguments)), detail)
-
-
-@tool(
-    Outline,
-    "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements and "
-    "notes, each with its pages and a `key` for read_section.",
-)
-@arguments_of(OutlineRequest)
-def get_outline(
-    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
-) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.get_outline, OutlineRequest.model_validate(arguments)), detail)
-
-
-@tool(
-    SectionText,
-    f"Read one section (Item 7, 1A, 第四节, balance_sheet … keys from get_outline): its text, each page headed [p.N], "
-    f"at most {SECTION_CHARS:,} characters a call; pass next_cursor as `cursor` to go on.",
-)
-@arguments_of(SectionRequest)
-def read_section(
-    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
-) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.read_section, SectionRequest.model_validate(arguments)), detail)
-
-
-@tool(
-    FinancialsBrief,
-    "The financial statements as data: each figure of the income, balance sheet, cash flow and key-data (主要会计数据) "
-    "tables with its label as printed, a concept (revenue, net_income, eps_diluted, total_assets, operating_cash_flow, "
-    "capex …), its period and the figure as printed, by statement and page; verified only when its value, scale, "
-    "currency and period were each read from the filing (else it says what is missing); detail='full' adds values in "
-    "units, sources and boxes. Parent-company-only statements (母公司) are left out. Use it for multi-year figures and "
-    "ratios; cite each page.",
-    full=Financials,
-)
-@arguments_of(FinancialsRequest)
-def get_financials(
-    loader: IndexLoader, *, detail: Annotated[Detail, DETAIL] = "compact", **arguments: object
-) -> ToolResult:
-    return _answer(_call(loader, KnowledgeBase.get_financials, FinancialsRequest.model_validate(arguments)), detail)
 
 
 def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
-    """The FastMCP server: the declared tools bound to ``loader``, the prompt, the index's coverage in the
+    """The FastMCP server: the declared tools answered on ``loader``'s index, the prompt, the index's coverage in the
     instructions and in the descriptions that ask for it."""
     try:
         manifest = read_manifest(settings.index_dir)
@@ -242,14 +179,7 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     mcp = FastMCP(SERVER_NAME, instructions=f"{INSTRUCTIONS}\n{scope}", auth=auth, version=__version__)
     schemas: dict[str, dict[str, Any]] = {}
     for declared in TOOLS:
-        made = Tool.from_function(
-            bound(declared.function, loader),
-            name=declared.function.__name__,
-            description=f"{declared.description}\n{covers}" if declared.with_coverage else declared.description,
-            output_schema=output_schema(declared.output, declared.full),
-            annotations=READ_ONLY,
-        )
-        registered = mcp.add_tool(made.model_copy(update={"parameters": input_schema(made.parameters)}))
+        registered = mcp.add_tool(served(declared, loader, covers))
         schemas[registered.name] = registered.parameters
     prompt = mcp.add_prompt(
         Prompt.from_function(

@@ -1,89 +1,127 @@
-"""How a tool is declared and registered: ``@tool`` beside its function (description, result model), its
-arguments taken from a request model (``@arguments_of``), and the function bound to the loader for FastMCP."""
+"""How a tool is declared and served.
+
+A tool is the :class:`~indexer.knowledge_base.KnowledgeBase` method of its name, the request model that method takes
+(its fields are the tool's arguments: schema, validation and descriptions, as the CLI and eval use them), the model of
+its result, and one :class:`Declared` row (server.py lists them). :func:`served` makes the FastMCP tool of a row: its
+input schema is the request model's (with ``detail`` where the tool takes it), and a call's arguments are validated
+once, by that model, so every rule of it (field limits and cross-field checks alike) is answered as a bad argument.
+"""
 
 from __future__ import annotations
 
-import inspect
-import typing
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, TypeVar
+from typing import Any
 
+from fastmcp.exceptions import ToolError, ValidationError
+from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
-from pydantic import BaseModel
+from fastmcp.utilities.async_utils import call_sync_fn_in_threadpool
+from fastmcp.utilities.json_schema import compress_schema
+from mcp.types import TextContent, ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import ValidationError as PydanticValidationError
+from pydantic.json_schema import SkipJsonSchema
 
+from indexer.core.errors import FilingsError
+from indexer.knowledge_base import KnowledgeBase
 from mcp_server.loader import IndexLoader
+from mcp_server.renderings import DETAIL, DetailArgument, answer_parts
+from mcp_server.schemas import input_schema, output_schema
 
-T = TypeVar("T")
+READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+def compact_or_full(result: Any, detail: str) -> ToolResult:
+    """The compact text and the compact structured content (``detail="full"``: the whole result as JSON text and
+    under ``full``), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
+    text, structured = answer_parts(result, detail)
+    return ToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
 @dataclass(frozen=True)
 class Declared:
-    """A tool as declared below: its function (the loader first, then the tool's arguments), its description, the
-    model of its result, and whether the description ends with what the loaded index covers."""
+    """One tool: ``name`` is the KnowledgeBase method that answers it, ``request`` the model that method takes (None:
+    it takes none), ``output`` the model of the structured content (a brief, whose whole result ``full`` is, under
+    ``full``, with detail="full"), ``detail`` the forms the caller may ask for (None: the tool takes no detail),
+    ``answer`` how the method's result becomes the tool's, and whether the description ends with what the loaded
+    index covers."""
 
-    function: Callable[..., ToolResult]
+    name: str
     description: str
     output: type[BaseModel]
-    full: type[BaseModel] | None = None  # the whole result under `full` with detail="full", when it differs
+    request: type[BaseModel] | None = None
+    full: type[BaseModel] | None = None
+    detail: DetailArgument | None = DETAIL
     with_coverage: bool = False
+    answer: Callable[[Any, str], ToolResult] = compact_or_full
 
 
-TOOLS: list[Declared] = []
+class _NoArguments(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def tool(
-    output: type[BaseModel],
-    description: str,
-    *,
-    full: type[BaseModel] | None = None,
-    with_coverage: bool = False,
-) -> Callable[[Callable[..., ToolResult]], Callable[..., ToolResult]]:
-    """Declare a tool where it is written (its description beside its signature); build_server registers it."""
-
-    def declare(function: Callable[..., ToolResult]) -> Callable[..., ToolResult]:
-        TOOLS.append(Declared(function, description, output, full, with_coverage))
-        return function
-
-    return declare
+def arguments_model(declared: Declared) -> type[BaseModel]:
+    """What a call of the tool takes: its request model, with ``detail`` added as the last argument where it has one."""
+    base = declared.request or _NoArguments
+    if declared.detail is None:
+        return base
+    detail = (declared.detail.forms, Field(default="compact", description=declared.detail.help))
+    return create_model(f"{declared.name}_arguments", __base__=base, detail=detail)
 
 
-def arguments_of(model: type[BaseModel]) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Give a tool function taking ``**arguments`` the signature of ``model``'s fields (after the loader), so that its
-    input schema, validation and descriptions are the model's (declared once, used by the tool, the CLI and eval)."""
-
-    def declare(function: Callable[..., T]) -> Callable[..., T]:
-        parameters = [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=inspect.Parameter.empty if field.is_required() else field.default,
-                annotation=Annotated[field.annotation, field],
-            )
-            for name, field in model.model_fields.items()
-        ]
-        loader = inspect.Parameter("loader", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=IndexLoader)
-        own = inspect.signature(function)
-        extra = [p for p in own.parameters.values() if p.kind == inspect.Parameter.KEYWORD_ONLY]
-        returns = own.return_annotation
-        parameters = [*parameters, *extra]
-        function.__signature__ = inspect.Signature([loader, *parameters], return_annotation=returns)  # type: ignore[attr-defined]
-        function.__annotations__ = {p.name: p.annotation for p in (loader, *parameters)} | {"return": returns}
-        return function
-
-    return declare
+def arguments_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The input schema clients are shown: the model's fields as FastMCP writes a function's (titles pruned, no
+    docstring), made lean (:func:`mcp_server.schemas.input_schema`)."""
+    schema = compress_schema(model.model_json_schema(), prune_titles=True)
+    schema.pop("description", None)  # the request model's docstring: the tool's description says what it does
+    return input_schema({"type": "object", **schema})
 
 
-def bound(function: Callable[..., ToolResult], loader: IndexLoader) -> Callable[..., ToolResult]:
-    """The tool function with the loader given: its signature (the schema clients see) is the tool's arguments."""
-    signature = inspect.signature(function)
-    hints = typing.get_type_hints(function, include_extras=True)
+def _request(model: type[BaseModel], call: BaseModel) -> BaseModel:
+    """The request model from a validated call (the same object where the call has no ``detail``)."""
+    if type(call) is model:
+        return call
+    values = {name: getattr(call, name) for name in model.model_fields}  # validated already: not validated again
+    return model.model_construct(_fields_set=call.model_fields_set & set(values), **values)
 
-    def call(**arguments: object) -> ToolResult:
-        return function(loader, **arguments)
 
-    parameters = [p.replace(annotation=hints[p.name]) for p in list(signature.parameters.values())[1:]]
-    call.__signature__ = signature.replace(parameters=parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
-    call.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": ToolResult}
-    call.__name__ = function.__name__
-    return call
+class RequestTool(Tool):
+    """A declared tool as FastMCP serves it: ``run`` validates the arguments once with ``arguments_model`` (a
+    failure is FastMCP's ValidationError, a bad call) and ``respond`` answers the validated call in a worker thread."""
+
+    arguments_model: SkipJsonSchema[type[BaseModel]] = Field(exclude=True)
+    respond: SkipJsonSchema[Callable[[BaseModel], ToolResult]] = Field(exclude=True)
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            call = self.arguments_model.model_validate(arguments)
+        except PydanticValidationError as exc:
+            raise ValidationError(str(exc), log_level=logging.WARNING) from exc
+        return await call_sync_fn_in_threadpool(self.respond, call)  # as FastMCP runs a sync function's tool
+
+
+def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
+    """The FastMCP tool of ``declared``, answered by the KnowledgeBase method of its name on ``loader``'s index;
+    ``covers`` (what the loaded index covers) ends the description where the row asks for it."""
+    method = getattr(KnowledgeBase, declared.name)
+    model = arguments_model(declared)
+
+    def respond(call: BaseModel) -> ToolResult:
+        request = () if declared.request is None else (_request(declared.request, call),)
+        try:
+            result = method(loader.get(), *request)
+        except FilingsError as exc:
+            raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
+        return declared.answer(result, getattr(call, "detail", "compact"))
+
+    return RequestTool(
+        name=declared.name,
+        description=f"{declared.description}\n{covers}" if declared.with_coverage else declared.description,
+        parameters=arguments_schema(model),
+        output_schema=output_schema(declared.output, declared.full),
+        annotations=READ_ONLY,
+        arguments_model=model,
+        respond=respond,
+    )

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fastmcp import Client
+from fastmcp import Client, FastMCP
 from mcp import MCPError
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from mcp_server.argument_errors import plain_message
+from indexer.answers import Outline
+from indexer.requests import OutlineRequest
+from mcp_server.argument_errors import PlainArgumentErrors, plain_message
 from mcp_server.loader import IndexLoader
 from mcp_server.server import build_server
 from mcp_server.settings import ServerSettings
+from mcp_server.tool_registry import Declared, served
 from tests.conftest import SIFANG
 
 CASES = [
@@ -29,6 +33,17 @@ CASES = [
         "locate_quote",
         {"document": SIFANG.name, "page": 5, "quote": "x" * 20_000},
         "quote must be at most 10000 characters; got 20000",
+    ),
+    (  # a rule of the request model's own (a validator), checked in the same one validation as the limits
+        "locate_quote",
+        {"document": SIFANG.name, "page": 5, "quote": "1,175,301,034.32", "label": "--"},
+        "locate_quote: label: the label has no letter or digit, so it would match any row; pass it as printed (e.g. "
+        'Revenue) or leave it out; got "--".',
+    ),
+    (
+        "verify_claims",
+        {"claims": [{"document": SIFANG.name, "page": 5, "quote": "1", "period": "()"}]},
+        "claims.0.period: the period has no letter or digit, so it would match any column; pass it as printed",
     ),
 ]
 
@@ -49,6 +64,7 @@ def test_argument_errors_read_as_sentences(samples_index_dir: Path, cache_dir: P
         text = result.content[0].text
         assert result.is_error and expected in text, (name, arguments, text)
         assert "pydantic" not in text and "validation error" not in text and "\n" not in text
+        assert text.count(f"{name}: ") == 1, text  # one answer, not one wrapped in another
     assert "due_diligence needs question (the question to answer from the filings)" in prompt_error
 
 
@@ -67,4 +83,56 @@ def test_a_flood_of_long_unknown_argument_names_is_answered_in_a_few_lines() -> 
     assert len(message) < 1_000, len(message)
     assert (
         "unknown argument '000xxx" in message and "(5003 characters)" in message and "and 97 more problems" in message
+    )
+
+
+def test_a_request_model_s_rule_is_a_bad_call_not_a_server_error(
+    samples_index_dir: Path, cache_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The label rule once ran only when the tool built its request, after FastMCP's own validation: a bad label was
+    logged as an error calling the tool, with a traceback. The arguments are validated once now, by the model."""
+    server = build_server(ServerSettings(index_dir=samples_index_dir, cache_dir=cache_dir),
+                          IndexLoader(samples_index_dir, cache_dir, 120))  # fmt: skip
+    arguments = {"document": SIFANG.name, "page": 5, "quote": "1", "label": "()"}
+
+    async def run() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool("locate_quote", arguments, raise_on_error=False)
+
+    fastmcp_logs = logging.getLogger("fastmcp")
+    fastmcp_logs.addHandler(caplog.handler)
+    try:
+        result = asyncio.run(run())
+    finally:
+        fastmcp_logs.removeHandler(caplog.handler)
+    assert result.is_error and result.content[0].text.startswith("locate_quote: label: the label has no letter")
+    assert [r.levelname for r in caplog.records if "locate_quote" in r.getMessage()] == ["WARNING"]
+
+
+class _OnePage(OutlineRequest):
+    """A request with a rule across its arguments (a model validator: its error has no argument's place)."""
+
+    @model_validator(mode="after")
+    def _not_the_cover(self) -> _OnePage:
+        if self.document.startswith("cover"):
+            raise ValueError("a cover has no outline: pass the filing's own name (list_documents gives it)")
+        return self
+
+
+def test_a_rule_across_the_arguments_is_one_plain_line(tmp_path: Path) -> None:
+    """Any request model's rule reaches a client as the advice it was written as, whatever its validator."""
+    declared = Declared("get_outline", "A test tool.", Outline, request=_OnePage)
+    tool = served(declared, IndexLoader(tmp_path / "none", tmp_path, 1), covers="")
+    server = FastMCP("t")
+    server.add_tool(tool)
+    server.add_middleware(PlainArgumentErrors({tool.name: tool.parameters}, {}))
+
+    async def run() -> Any:
+        async with Client(server) as client:
+            return await client.call_tool("get_outline", {"document": "cover.pdf"}, raise_on_error=False)
+
+    text = asyncio.run(run()).content[0].text
+    assert text == (
+        "get_outline: a cover has no outline: pass the filing's own name (list_documents gives it). "
+        "The tool's description and input schema list every argument."
     )

@@ -64,17 +64,10 @@ def test_every_link_between_the_docs_leads_somewhere() -> None:
 
 
 def _served_tools() -> list[str]:
-    """The tools the server registers, as a client lists them."""
-    import asyncio
+    """The tools the server serves, from its one registry (tests/test_tool_registry.py checks a client lists these)."""
+    from mcp_server.server import TOOLS
 
-    from mcp_server.loader import IndexLoader
-    from mcp_server.server import build_server
-    from mcp_server.settings import ServerSettings
-
-    index = ROOT / "no-index-here"  # the tools are declared whether or not an index is there
-    settings = ServerSettings(index_dir=index, cache_dir=ROOT / ".cache")
-    server = build_server(settings, IndexLoader(index, settings.cache_dir, timeout=1))
-    return [tool.name for tool in asyncio.run(server.list_tools())]
+    return [declared.name for declared in TOOLS]
 
 
 def test_every_tool_and_server_option_is_documented() -> None:

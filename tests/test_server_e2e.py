@@ -15,6 +15,7 @@ from mcp.client.stdio import stdio_client
 
 from indexer import __version__
 from tests.conftest import ROOT, SIFANG
+from tests.test_docs import _served_tools
 
 
 def _params(index_dir: Path, cache_dir: Path) -> StdioServerParameters:
@@ -81,17 +82,7 @@ def test_mcp_client_session(samples_index_dir: Path, cache_dir: Path) -> None:
     out = asyncio.run(_session_run(samples_index_dir, cache_dir))
     assert (out["server"].name, out["server"].version) == ("filings-mcp", __version__)
     tools = {tool.name: tool for tool in out["tools"]}
-    assert set(tools) == {
-        "list_documents",
-        "search_reports",
-        "get_page",
-        "locate_quote",
-        "render_page",
-        "get_outline",
-        "read_section",
-        "get_financials",
-        "verify_claims",
-    }
+    assert list(tools) == _served_tools()  # the registry's, in its order
     for tool in tools.values():
         assert tool.annotations is not None and tool.annotations.read_only_hint is True
         assert tool.output_schema and tool.output_schema["type"] == "object"

@@ -66,7 +66,8 @@ def test_no_function_is_a_module() -> None:
     assert long == []
 
 
-NEARLY_THE_SAME = 0.6  # share of field names two unrelated models may have in common (Jaccard)
+MAX_SHARED_FIELDS = 4  # a page locator (document, page, page_width, page_height) recurs in unrelated records
+BRIEF_MODULES = ("mcp_server.briefs", "mcp_server.statement_briefs")
 
 
 def _models() -> list[type]:
@@ -88,21 +89,71 @@ def _models() -> list[type]:
     return found
 
 
-def test_each_shape_is_defined_once() -> None:
-    """A result the tools give and the record the index holds are one model (a subclass may add fields; a copy
-    with the same fields under other names is what this catches)."""
+def _declared(model: type) -> set[tuple[str, str, str | None]]:
+    """The fields ``model`` declares itself (not inherited), each as (name, annotation, description)."""
+    inherited = {name for base in model.__mro__[1:] for name in getattr(base, "model_fields", {})}
+    return {(name, repr(field.annotation), field.description)
+            for name, field in model.model_fields.items() if name not in inherited}  # fmt: skip
+
+
+def _built_from(model: type) -> set[type]:
+    """The full model a brief is built from, with its bases (empty for a model that is no brief)."""
+    full = getattr(model, "built_from", None)
+    return set(full.__mro__) if full is not None else set()
+
+
+def test_each_record_is_defined_once() -> None:
+    """Two models that declare the same fields (name, type and description) are one record written twice: a subclass
+    adds to a model instead, and a brief is checked against its full model below."""
     models = _models()
     assert len(models) > 20
-    alike = []
+    twice = []
     for i, a in enumerate(models):
         for b in models[i + 1 :]:
-            if issubclass(a, b) or issubclass(b, a):
+            if issubclass(a, b) or issubclass(b, a) or a in _built_from(b) or b in _built_from(a):
                 continue
-            inherited = {f for base in set(a.__mro__) & set(b.__mro__) for f in getattr(base, "model_fields", {})}
-            fa, fb = set(a.model_fields) - inherited, set(b.model_fields) - inherited
-            if min(len(fa), len(fb)) >= 3 and len(fa & fb) / len(fa | fb) >= NEARLY_THE_SAME:
-                alike.append(f"{a.__module__}.{a.__name__} ~ {b.__module__}.{b.__name__}: {sorted(fa & fb)}")
-    assert alike == []
+            same = _declared(a) & _declared(b)
+            if len(same) > MAX_SHARED_FIELDS:
+                twice.append(
+                    f"{a.__module__}.{a.__name__} = {b.__module__}.{b.__name__}: {sorted(n for n, *_ in same)}"
+                )
+    assert twice == []
+
+
+def _fields(model: type) -> dict[str, object]:
+    """A model's fields and computed fields, with their types."""
+    fields = {name: field.annotation for name, field in model.model_fields.items()}
+    return fields | {name: field.return_type for name, field in model.model_computed_fields.items()}
+
+
+def test_each_brief_is_built_from_its_full_model() -> None:
+    """A compact answer (a brief) is its full model's fields, not a second record: each of its fields is one of the
+    model it names as ``built_from`` (same name, same type) or is ``derived`` from that model's fields it names."""
+    briefs = [model for model in _models() if model.__module__ in BRIEF_MODULES]
+    assert len(briefs) > 10
+    wrong = []
+    for brief in briefs:
+        full, derived = getattr(brief, "built_from", None), getattr(brief, "derived", {})
+        if full is None:
+            wrong.append(f"{brief.__name__} names no built_from")
+            continue
+        whole = _fields(full)
+        for name, kind in _fields(brief).items():
+            if name in derived:
+                wrong += [f"{brief.__name__}.{name}: {full.__name__} has no {source}"
+                          for source in derived[name].split(", ") if source not in whole]  # fmt: skip
+            elif name not in whole or whole[name] != kind:
+                wrong.append(f"{brief.__name__}.{name} is not {full.__name__}.{name} (say what it is derived from)")
+        wrong += [f"{brief.__name__}.{name} is no field" for name in derived if name not in brief.model_fields]
+    assert wrong == []
+
+
+def test_each_tool_brief_stands_for_its_tools_full_result() -> None:
+    from mcp_server.server import TOOLS
+
+    for declared in TOOLS:
+        if declared.full is not None:
+            assert getattr(declared.output, "built_from", None) is declared.full, declared.name
 
 
 # Names that must be written once (indexer/core/models.py, indexer/index/storage.py) and imported everywhere else.
@@ -123,6 +174,11 @@ def test_each_chunk_kind_and_backend_is_one_constant() -> None:
         keys |= {id(node.slice) for node in ast.walk(tree) if isinstance(node, ast.Subscript)}
         keys |= {id(node.args[0]) for node in ast.walk(tree) if isinstance(node, ast.Call) and node.args
                  and isinstance(node.func, ast.Attribute) and node.func.attr == "get"}  # fmt: skip
+        # a brief's `derived` names fields of the model it is built from (Hit.table_row), not chunk kinds
+        derived = [
+            n.value for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and ast.unparse(n.target) == "derived"
+        ]
+        keys |= {id(value) for named in derived if isinstance(named, ast.Dict) for value in named.values}
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and node.value in NAMED_ONCE and id(node) not in keys:
                 found.append(f"{name}:{node.lineno} {node.value!r}")

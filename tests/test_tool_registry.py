@@ -1,0 +1,54 @@
+"""A tool is declared in one place: a row of mcp_server.server.TOOLS naming the KnowledgeBase method that answers it,
+its request model and its result model. What clients are shown and what the method takes follow from the row."""
+
+from __future__ import annotations
+
+import asyncio
+import typing
+from pathlib import Path
+
+from fastmcp import Client
+
+from indexer.knowledge_base import KnowledgeBase
+from mcp_server.loader import IndexLoader
+from mcp_server.server import TOOLS, build_server
+from mcp_server.settings import ServerSettings
+from mcp_server.tool_registry import arguments_model
+
+
+def _listed(tmp_path: Path) -> dict[str, typing.Any]:
+    index = tmp_path / "no-index-here"  # the tools are declared whether or not an index is there
+    server = build_server(ServerSettings(index_dir=index, cache_dir=tmp_path), IndexLoader(index, tmp_path, 1))
+
+    async def run() -> dict[str, typing.Any]:
+        async with Client(server) as client:
+            return {tool.name: tool for tool in await client.list_tools()}
+
+    return asyncio.run(run())
+
+
+def test_a_client_lists_the_registry_s_tools_in_its_order(tmp_path: Path) -> None:
+    assert list(_listed(tmp_path)) == [declared.name for declared in TOOLS]
+
+
+def test_each_tool_is_the_knowledge_base_method_of_its_name() -> None:
+    """The method takes the row's request model (nothing, for a tool without one) and returns its result model:
+    the brief's full model, or the result itself."""
+    for declared in TOOLS:
+        hints = typing.get_type_hints(getattr(KnowledgeBase, declared.name))
+        returns = hints.pop("return")
+        assert list(hints.values()) == ([declared.request] if declared.request else []), declared.name
+        result = declared.full or declared.output
+        assert returns is result or result in typing.get_args(returns), declared.name  # render_page: (png, record)
+
+
+def test_a_tool_s_arguments_are_its_request_model_s_fields(tmp_path: Path) -> None:
+    """Argument for argument, in order, with detail last where the tool takes it; required as the model requires."""
+    listed = _listed(tmp_path)
+    for declared in TOOLS:
+        schema = listed[declared.name].input_schema
+        fields = declared.request.model_fields if declared.request else {}
+        assert list(schema["properties"]) == [*fields, *(["detail"] if declared.detail else [])], declared.name
+        assert schema.get("required", []) == [name for name, field in fields.items() if field.is_required()]
+        model = arguments_model(declared)
+        assert declared.request is None or issubclass(model, declared.request), declared.name
