@@ -77,3 +77,16 @@ def test_other_index_time_words_are_refused_with_the_command_that_rebuilds(
     build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
     (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
     assert not search.is_error  # the rebuild records this version's words
+
+
+def test_other_statement_titles_are_refused_and_an_older_record_is_not(index: Path, cache_dir: Path) -> None:
+    """The statements' titles label the pages when an index is built: other titles are index-time words. An index
+    that recorded no digest of them (built before they were in the vocabulary) is read as its version made it."""
+    manifest = json.loads((index / MANIFEST).read_text())
+    _edit(index, vocabulary={"vocabulary.toml:statements": "0" * 16})
+    (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
+    assert search.is_error and "vocabulary.toml:statements (the statements' titles and rows" in search.content[0].text
+    del manifest["vocabulary"]["vocabulary.toml:statements"]
+    (index / MANIFEST).write_text(json.dumps(manifest, indent=2))
+    (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
+    assert not search.is_error and search.structured_content["hits"]

@@ -20,8 +20,10 @@ from pathlib import Path
 
 import indexer
 import mcp_server
-from indexer.core.sections import _routes
+from indexer.core.sections import _routes, headings
 from indexer.evidence.concepts import concepts
+from indexer.evidence.outline import _statement_titles
+from indexer.evidence.statement_content import _markers
 from indexer.search.expand import _judgements
 
 UNITS = [" ", "\t", "\u3000", ".", "…", "1", "1,", "1 ", "a", "a ", "A", "*", "$", "$ ", "(", "- ", "|", "年", "-"]
@@ -77,6 +79,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     data = [(f"vocabulary.toml concepts.{c.name}", c.pattern) for c in concepts()]
     data += [(f"vocabulary.toml routes {sections}", p) for p, sections in _routes()]
     data += [(f"vocabulary.toml judgements {terms[:1]}", p) for p, terms in _judgements()]
+    data += [(f"vocabulary.toml statements.{label} (page heading)", p) for label, p in headings()]
+    data += [(f"vocabulary.toml statements.{label} (outline)", p) for label, p in _statement_titles()]
+    data += [(f"vocabulary.toml statements.{k}.rows.{r}", p) for k, rows in _markers().items() for r, p in rows.items()]
     for key, pattern in data:
         found.setdefault((pattern.pattern, pattern.flags), (key, pattern))
     return dict(found.values())

@@ -14,7 +14,7 @@ import pytest
 from indexer.core import sections
 from indexer.core.tokenize import Tokenizer, normalize_text
 from indexer.data.vocabulary import FILE, Vocabulary, VocabularyError, parse_vocabulary, vocabulary
-from indexer.evidence import identities, text_figures
+from indexer.evidence import identities, statement_content, text_figures
 from indexer.evidence.concepts import ConceptLabels, normalise_label
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.expand import compile_glossary, glossary_terms
@@ -29,8 +29,12 @@ def _text() -> str:
 
 def _page_labels() -> set[str]:
     """Every label the indexer writes on a page (core/sections.py's tables and the boilerplate pages)."""
-    tables = [*sections._HEADINGS, *sections._TITLE_LABELS, *sections._TOPICS]
-    return {label for label, _ in tables} | set(sections.STATEMENT_LABELS) | {"certification", "signatures", "exhibits"}
+    tables = [*sections._PART_HEADINGS, *sections._TITLE_LABELS, *sections._TOPICS]
+    return (
+        {label for label, _ in tables}
+        | set(sections.STATEMENT_LABELS)
+        | {"notes", "certification", "signatures", "exhibits"}
+    )
 
 
 def inconsistencies(words: Vocabulary, printed_labels: set[str], tokenizer: Tokenizer) -> list[str]:
@@ -60,6 +64,16 @@ def inconsistencies(words: Vocabulary, printed_labels: set[str], tokenizer: Toke
     unknown = sorted({s for route in words.routes for s in route.sections} - _page_labels())
     found += [f"routes: no page is labelled {section!r}" for section in unknown]
     found += [f"the code names concept {name!r}, which is not defined" for name in _named_in_code(words)]
+    for name, statement in words.statements.items():
+        if statement.page_label and name not in _page_labels():
+            found.append(f"statements.{name}: its pages would take a label nothing reads")
+    for kind in statement_content.STATEMENT_KINDS:
+        rows = words.statements[kind].rows if kind in words.statements else {}
+        needed = set(statement_content._ACTIVITIES) if kind == "cash_flow" else set()
+        if len(rows) < statement_content.ENOUGH[kind] or not needed <= set(rows):
+            found.append(
+                f"statements.{kind}: the code tells it by its rows {sorted(needed)}; the file gives {sorted(rows)}"
+            )
     return found
 
 
@@ -148,7 +162,7 @@ def test_each_inconsistency_is_told(
         ("keep_whole = ['商誉']", "keep_whole = ['商誉', '毛利']", "'毛利' is in concepts.gross_profit and in"),
         ("[concepts.ebit]\nterms = [", "[concepts.ebit]\nstatements = ['income']\nterms = [", "go together"),
         ("[[routes]]\nsections", "[[route]]\nsections", "route: Extra inputs are not permitted"),
-        ("[concepts.goodwill]", "[concepts.Goodwill]", "concept names are lower_case_words: Goodwill"),
+        ("[concepts.goodwill]", "[concepts.Goodwill]", "concept and statement names are lower_case_words: Goodwill"),
     ],
     ids=["unknown-field", "bad-tag", "unknown-statement", "bad-pattern", "word-twice", "half-a-line", "unknown-table",
          "bad-name"],

@@ -16,33 +16,9 @@ from indexer.data.vocabulary import vocabulary
 # The primary statements' page labels (their pages are the answer to judgement questions that name none of their words).
 STATEMENT_LABELS = frozenset({"income_statement", "balance_sheet", "cash_flow", "equity"})
 
-# (label, heading pattern); checked in this order on short lines near the top of a page.
-_HEADINGS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "cash_flow",
-        re.compile(r"^(?:consolidated\s+)?statements?\s+of\s+cash\s+flows?|^(?:合并|母公司)?现金流量表", re.I),
-    ),
-    (
-        "balance_sheet",
-        re.compile(
-            r"^(?:consolidated\s+)?(?:balance\s+sheets?|statements?\s+of\s+financial\s+position)|^(?:合并|母公司)?资产负债表",
-            re.I,
-        ),
-    ),
-    (
-        "income_statement",
-        re.compile(
-            r"^(?:consolidated\s+)?(?:condensed\s+)?statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings)"
-            r"|^(?:合并|母公司)?利润表",
-            re.I,
-        ),
-    ),
-    (
-        "equity",
-        re.compile(
-            r"^(?:consolidated\s+)?statements?\s+of\s+(?:changes\s+in\s+)?(?:stock|share)holders|所有者权益变动表", re.I
-        ),
-    ),
+# Headings of the parts of a filing that are no statement: (label, pattern), checked after the statements' titles
+# (the vocabulary's `statements`) on short lines near the top of a page.
+_PART_HEADINGS: list[tuple[str, re.Pattern[str]]] = [
     (
         "key_figures",
         re.compile(
@@ -57,15 +33,28 @@ _HEADINGS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("risk_factors", re.compile(r"^item\s*1a\.?\s*risk\s+factors|^risk\s+factors$|可能面对的风险|风险因素", re.I)),
-    (
-        "notes",
-        re.compile(
-            r"^notes\s+to\s+(?:the\s+)?(?:condensed\s+)?consolidated\s+financial\s+statements|财务报表附注", re.I
-        ),
-    ),
     ("business", re.compile(r"^item\s*1\.?\s*business|公司业务概要|主要业务", re.I)),
     ("legal", re.compile(r"^item\s*3\.?\s*legal\s+proceedings|^legal\s+proceedings$|重大诉讼", re.I)),
 ]
+
+
+@functools.cache
+def headings() -> list[tuple[str, re.Pattern[str]]]:
+    """(label, pattern) of every heading that starts a labelled part, in the order they are tried: each statement's
+    titles from the vocabulary (a line that starts with one, "Consolidated" or 合并 before it or not), then the
+    parts that are no statement."""
+    words = vocabulary()
+    before, before_zh = words.statement_titles.before, words.statement_titles.before_zh
+    found = []
+    for label, statement in words.statements.items():
+        if not statement.page_label:
+            continue
+        forms = [f"^{before}(?:{'|'.join(statement.titles)})"]
+        forms += [f"^{before_zh}?(?:{'|'.join(statement.titles_zh)})"] if statement.titles_zh else []
+        found.append((label, re.compile("|".join(forms), re.I)))
+    return found + _PART_HEADINGS
+
+
 _MAX_HEADING_WORDS = 14
 # A heading starts with a capital, a digit or a Chinese character and is not a sentence: no dollar figure, no
 # trailing comma or full stop after a lower-case word ("balance sheet date.").
@@ -186,7 +175,7 @@ def find_heading(lines: list[Line]) -> tuple[str, str] | None:
         if len(text.split()) > _MAX_HEADING_WORDS or len(text) > 120 or not _HEADING_LIKE.match(text):
             continue
         bare = _NUMBERING.sub("", _NUMBERING.sub("", text))
-        for label, pattern in _HEADINGS:
+        for label, pattern in headings():
             if pattern.match(bare):
                 return label, text
     return None

@@ -4,13 +4,16 @@ and plain word lists (stopwords, brokers, generic query words), read by name."""
 from __future__ import annotations
 
 import hashlib
+import json
 from importlib import resources
 
 # The parts of the data a build reads, and what each holds: the index is made with them. The rest is read when a
 # question is answered (concepts, terms, routes, judgements, generic words): a change there changes answers, not
 # the index. The words jieba keeps whole (each concept's `keep_whole`) are index-time too: the tokenizer's
 # `user_words_sha256` stands for them.
+STATEMENTS = "vocabulary.toml:statements"
 INDEX_TIME = {
+    STATEMENTS: "the statements' titles and rows, which label the pages",
     "stopwords_en.txt": "the English stopwords",
     "stopwords_zh.txt": "the Chinese stopwords",
     "brokers.txt": "the brokers a research note is told by",
@@ -26,9 +29,14 @@ def data_lines(name: str) -> list[str]:
 def digests() -> dict[str, str]:
     """Each data file's name and the first 16 hex digits of its sha256: what a manifest records of the words a build
     and a server read, so that an index built with other words is told apart."""
+    from indexer.data.vocabulary import vocabulary
+
     files = resources.files(__name__)
-    return {
+    found = {
         entry.name: hashlib.sha256(entry.read_bytes()).hexdigest()[:16]
         for entry in sorted(files.iterdir(), key=lambda e: e.name)
         if entry.name.endswith((".txt", ".toml"))
     }
+    words = vocabulary().model_dump(include={"statement_titles", "statements"})
+    found[STATEMENTS] = hashlib.sha256(json.dumps(words, sort_keys=True).encode()).hexdigest()[:16]
+    return found

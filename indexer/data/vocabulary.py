@@ -76,21 +76,39 @@ class Judgement(_Entry):
     terms: tuple[Word, ...] = Field(min_length=1)
 
 
+class StatementTitles(_Entry):
+    """What may stand before any statement's title: "Consolidated", "Condensed Consolidated" …; 合并/母公司."""
+
+    before: Pattern
+    before_zh: Pattern
+
+
+class StatementEntry(_Entry):
+    """A primary statement (or its notes): its titles, whether its pages take its label, the rows it prints."""
+
+    titles: tuple[Pattern, ...] = Field(min_length=1, description="English, after statement_titles.before")
+    titles_zh: tuple[Pattern, ...] = Field(default=(), description="Chinese, after statement_titles.before_zh")
+    page_label: bool = Field(default=True, description="false: the outline's only; its pages keep the label before")
+    rows: dict[str, Pattern] = Field(default_factory=dict, description="row kind → how its label starts")
+
+
 class TokenizerWords(_Entry):
     keep_whole: tuple[Word, ...] = ()
 
 
 class Vocabulary(_Entry):
     tokenizer: TokenizerWords = TokenizerWords()
+    statement_titles: StatementTitles
+    statements: dict[str, StatementEntry]
     concepts: dict[str, Concept]
     routes: tuple[Route, ...] = ()
     judgements: tuple[Judgement, ...] = ()
 
     @model_validator(mode="after")
     def _one_home(self) -> Vocabulary:
-        bad = [name for name in self.concepts if not _NAME.fullmatch(name)]
+        bad = [name for name in [*self.concepts, *self.statements] if not _NAME.fullmatch(name)]
         if bad:
-            raise ValueError(f"concept names are lower_case_words: {', '.join(bad)}")
+            raise ValueError(f"concept and statement names are lower_case_words: {', '.join(bad)}")
         homes: dict[str, str] = {}
         for home, words in [("tokenizer", self.tokenizer.keep_whole)] + [
             (f"concepts.{name}", c.keep_whole) for name, c in self.concepts.items()

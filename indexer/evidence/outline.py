@@ -13,11 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from pydantic import BaseModel, Field
 
 from indexer.core.models import Line
 from indexer.core.text import ENDS_WITH_PAGE_REF, normal_words
+from indexer.data.vocabulary import vocabulary
 from indexer.evidence.contents import contents_starts
 from indexer.evidence.folios import read_folios
 from indexer.evidence.statement_content import concepts_on, page_kind
@@ -27,45 +29,9 @@ _ITEM = re.compile(r"^ITEM\s*(\d{1,2})([A-C])?\b(?!\s*[,;])\s*[.:—–-]?\s*(.*
 _CHAPTER = re.compile(r"^第\s*([一二三四五六七八九十]+)\s*节\s*(.*)$")
 _ROMAN = {"I": 1, "II": 2, "III": 3, "IV": 4}
 _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", start=1)}
-# A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
-_CONSOLIDATED = (
-    r"(?:(?:condensed\s+)?(?:consolidated|combined|group(?:\s+and\s+(?:company|parent(?:\s+company)?))?)\s+"
-    r"(?:condensed\s+)?)?"
-)
 _GROUP_WORD = re.compile(r"consolidated|combined|\bgroup\b|合并|母公司", re.I)
+# A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
 _AFTER = r"\s*(?:[(（][^)）]{0,40}[)）]\s*)*[.:]?$"
-_STATEMENT_TITLES: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "balance_sheet",
-        re.compile(rf"^{_CONSOLIDATED}(?:balance\s+sheets?|statements?\s+of\s+financial\s+position){_AFTER}", re.I),
-    ),
-    (
-        "income_statement",
-        re.compile(
-            rf"^{_CONSOLIDATED}statements?\s+of\s+(?:consolidated\s+)?(?:operations|income|earnings|profit\s+or\s+loss)"
-            rf"(?:\s+and\s+(?:other\s+)?comprehensive\s+(?:income|loss))?{_AFTER}",
-            re.I,
-        ),
-    ),
-    (
-        "comprehensive_income",
-        re.compile(rf"^{_CONSOLIDATED}statements?\s+of\s+comprehensive\s+(?:income|loss|earnings){_AFTER}", re.I),
-    ),
-    ("cash_flow", re.compile(rf"^{_CONSOLIDATED}statements?\s+of\s+cash\s+flows?{_AFTER}", re.I)),
-    (
-        "equity",
-        re.compile(
-            rf"^{_CONSOLIDATED}statements?\s+of\s+(?:changes\s+in\s+)?(?:stockholders|shareholders|share\s*owners|equity)"
-            rf"[\w’' ]*{_AFTER}",
-            re.I,
-        ),
-    ),
-    ("notes", re.compile(rf"^notes\s+to\s+(?:the\s+)?{_CONSOLIDATED}financial\s+statements{_AFTER}", re.I)),
-    ("balance_sheet", re.compile(rf"^(?:合并|母公司)资产负债表{_AFTER}")),
-    ("income_statement", re.compile(rf"^(?:合并|母公司)利润表{_AFTER}")),
-    ("cash_flow", re.compile(rf"^(?:合并|母公司)现金流量表{_AFTER}")),
-    ("equity", re.compile(rf"^(?:合并|母公司)(?:所有者|股东)权益变动表{_AFTER}")),
-]
 # The sections of an annual report without Parts and Items (UK, EU, Australian, Canadian …), by their usual titles.
 _REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
     (key, re.compile(rf"^(?:{pattern})\s*(?:[(（][^)）]{{0,30}}[)）])?[.:]?$", re.I))
@@ -224,9 +190,24 @@ def _position(candidate: _Candidate) -> tuple[int, int]:
     return candidate.page, candidate.line
 
 
+@cache
+def _statement_titles() -> list[tuple[str, re.Pattern[str]]]:
+    """(statement, pattern) of each statement's titles in the vocabulary as a whole line: "Consolidated" (or 合并,
+    母公司, which a Chinese title needs) before, "(continued)" after."""
+    words = vocabulary()
+    before, before_zh = words.statement_titles.before, words.statement_titles.before_zh
+    found = [(label, rf"^{before}(?:{'|'.join(s.titles)}){_AFTER}") for label, s in words.statements.items()]
+    found += [
+        (label, rf"^{before_zh}(?:{'|'.join(s.titles_zh)}){_AFTER}")
+        for label, s in words.statements.items()
+        if s.titles_zh
+    ]
+    return [(label, re.compile(pattern, re.I)) for label, pattern in found]
+
+
 def statement_title(text: str) -> str | None:
     """The primary statement (or "notes") a whole line is the heading of: balance_sheet, income_statement, …"""
-    return next((label for label, pattern in _STATEMENT_TITLES if pattern.match(text)), None)
+    return next((label for label, pattern in _statement_titles() if pattern.match(text)), None)
 
 
 def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_Candidate]:

@@ -12,51 +12,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from indexer.core.models import Line
+from indexer.data.vocabulary import vocabulary
 
 # A row ends in a figure; the figure is at most 40 characters, so a search from further back stops at once.
 _FIGURE = re.compile(r"(?=.{0,40}$)(?<![\w.])\(?-?[$€£¥]?\s?\d[\d,]*(?:\.\d+)?\)?\s*$")
-# What each statement prints: concept → the start of its row label (after a note number or a bullet).
-MARKERS: dict[str, dict[str, str]] = {
-    "income_statement": {
-        "revenue": r"(?:total\s+)?(?:net\s+)?(?:operating\s+)?(?:revenues?|sales|turnover)\b",
-        "cost_of_sales": r"cost\s+of\s+(?:sales|revenues?|goods\s+sold|net\s+revenues?)",
-        "gross_profit": r"gross\s+(?:profit|margin)",
-        "operating_income": r"(?:operating\s+(?:income|profit|loss)|(?:income|profit|loss)\s+from\s+operations)",
-        "pretax": r"(?:income|profit|loss|earnings)\s+(?:\(loss\)\s+)?before\s+(?:income\s+)?tax",
-        "tax": r"(?:income\s+tax\s+(?:expense|benefit|provision)|provision\s+for\s+income\s+taxes|income\s+taxes)",
-        "net_income": r"net\s+(?:income|earnings|loss|profit)|(?:profit|loss|\(loss\)|profit/\(loss\))\s+for\s+the\s+"
-        r"(?:year|period)",
-        "eps": r"(?:basic|diluted)\b|(?:basic\s+and\s+diluted\s+)?(?:earnings|loss|income)\s+per\s+(?:common\s+)?share",
-        "interest_income": r"(?:total\s+)?interest\s+income|net\s+interest\s+income",
-        "premiums": r"(?:net\s+)?premiums",
-        "finance": r"finance\s+(?:costs|income)",
-    },
-    "balance_sheet": {
-        "total_assets": r"total\s+assets\b",
-        "current_assets": r"total\s+current\s+assets",
-        "current_liabilities": r"total\s+current\s+liabilities",
-        "liabilities": r"total\s+liabilities\b",
-        "equity": r"total\s+(?:stockholders|shareholders|share\s*owners)?['’]?\s*(?:equity|deficit)|total\s+equity",
-        "retained": r"retained\s+earnings|accumulated\s+(?:deficit|losses)",
-        "capital": r"share\s+capital|common\s+stock|ordinary\s+shares|issued\s+capital",
-        "ppe": r"property,?\s+plant\s+and\s+equipment|property\s+and\s+equipment",
-        "payables": r"(?:trade\s+and\s+other\s+|accounts\s+)payables?",
-    },
-    "cash_flow": {
-        "operating": r".*operating\s+activities",
-        "investing": r".*investing\s+activities",
-        "financing": r".*financing\s+activities",
-        "cash_end": r"cash\s+and\s+cash\s+equivalents,?\s+(?:at\s+)?(?:the\s+)?(?:end|beginning)",
-        "net_change": r"net\s+(?:increase|decrease|change)",
-        "depreciation": r"depreciation",
-    },
-}
-_COMPILED = {
-    kind: {concept: re.compile(rf"^(?:\d{{1,2}}\s+|[•·]\s*)?(?:{p})", re.I) for concept, p in markers.items()}
-    for kind, markers in MARKERS.items()
-}
+# What each statement prints (the vocabulary's statements' `rows`): row kind → the start of its row label, after a
+# note number or a bullet.
+STATEMENT_KINDS = ("income_statement", "balance_sheet", "cash_flow")
+
+
+@cache
+def _markers() -> dict[str, dict[str, re.Pattern[str]]]:
+    statements = vocabulary().statements
+    return {
+        kind: {row: re.compile(rf"^(?:\d{{1,2}}\s+|[•·]\s*)?(?:{p})", re.I) for row, p in statements[kind].rows.items()}
+        for kind in STATEMENT_KINDS
+    }
+
+
 # The least a page must print to be a statement's: the concepts of that statement (and the ones it cannot lack).
 ENOUGH = {"income_statement": 3, "balance_sheet": 3, "cash_flow": 2}
 LIKELY_CONCEPTS = 2  # a page named as likely to hold a statement prints at least this many of its concepts
@@ -65,12 +41,12 @@ _ACTIVITIES = ("operating", "investing", "financing")
 
 def concepts_on(lines: Sequence[Line]) -> dict[str, set[str]]:
     """Per statement kind, the concepts the page prints as rows with figures."""
-    found: dict[str, set[str]] = {kind: set() for kind in MARKERS}
+    found: dict[str, set[str]] = {kind: set() for kind in STATEMENT_KINDS}
     for line in lines:
         text = " ".join(line.text.split())
         if not _FIGURE.search(text):
             continue
-        for kind, markers in _COMPILED.items():
+        for kind, markers in _markers().items():
             found[kind].update(concept for concept, pattern in markers.items() if pattern.match(text))
     return found
 

@@ -35,6 +35,7 @@ def check_words(
     """Raise :class:`IndexLoadError` when the index's index-time words are not this version's; else a note naming
     the query-time files that differ (None when none do, or when the index recorded none: built before they were)."""
     files = _changed(dict(vocabulary), dict(running_vocabulary)) if vocabulary else []
+    files = [name for name in files if name in vocabulary or name not in INDEX_TIME]  # not recorded: built before
     settings = [key for key in _changed(tokenizer, running_tokenizer) if key != "id"]
     differ = [f"{name} ({INDEX_TIME[name]})" for name in files if name in INDEX_TIME]
     differ += [_SETTINGS.get(key, f"the tokenizer's {key}") for key in settings if not (vocabulary and key in _COVERED)]
