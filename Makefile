@@ -46,9 +46,11 @@ $(CLIENTS)/.installed:
 
 clients: $(CLIENTS)/.installed
 
-# The whole suite without the optional sentence-transformers backend (its test is skipped here) …
+# The whole suite without the optional sentence-transformers backend (its test is skipped here), on two workers (a
+# test file to a worker), then the tests marked serial alone: they time growth or race background work …
 test: $(CORE) clients
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial"
+	$(BIN)/python -m pytest -q -m serial
 
 # … which test-st installs (torch, CPU build) and tests on its own; CI runs both.
 test-st: $(ST)

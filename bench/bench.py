@@ -32,6 +32,7 @@ from session_flood import run_flood_test
 from stats import percentile
 from synthetic import build_synthetic
 
+from indexer.core.recipe import DEFAULT_RECIPE, PLAIN_RECIPE
 from indexer.index.embed import DEFAULT_EMBEDDER
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index
@@ -39,7 +40,6 @@ from indexer.ingest.parse import PdfParser
 from indexer.ingest.settings import BuildSettings, default_cache_dir
 from indexer.ingest.sources import folder_sources
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.recipe import DEFAULT_RECIPE, PLAIN_RECIPE
 from indexer.search.request import SearchRequest
 
 # Analyst-style queries, each asked once per run (no query repeats, so no answer comes from a warm cache of

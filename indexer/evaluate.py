@@ -9,7 +9,6 @@ page's score is the number of whitespace-separated query words its lower-cased t
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import logging
 from collections import defaultdict
@@ -20,8 +19,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from indexer.core.errors import FilingsError
+from indexer.core.recipe import DEFAULT_RECIPE, PLAIN_RECIPE, Recipe, recipe_id
+from indexer.index.embed import embedder_version
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.recipe import DEFAULT_RECIPE, PLAIN_RECIPE, Recipe
 from indexer.search.request import SearchRequest
 
 logger = logging.getLogger(__name__)
@@ -133,7 +133,11 @@ class Evaluator:
         built = self.kb.manifest.embedder
         if built is None:
             return None
-        return {"passages": built.model_dump(mode="json"), "queries": self.kb.query_embedder}
+        return {
+            "passages": built.model_dump(mode="json"),
+            "version": embedder_version(built.spec, built.id),  # the release whose model made the vectors
+            "queries": self.kb.query_embedder,
+        }
 
     def run_system(self, system: str, query: str, only: str | None) -> tuple[Ranked, bool]:
         """The pages ``system`` ranks for ``query`` and whether the result says the index may not hold the answer."""
@@ -197,12 +201,6 @@ class Evaluator:
         }
 
 
-def recipe_id(recipe: Recipe) -> str:
-    """A short fingerprint of the recipe's values, to tell two eval runs' settings apart at a glance."""
-    values = json.dumps(recipe.model_dump(mode="json"), sort_keys=True)
-    return hashlib.sha256(values.encode()).hexdigest()[:12]
-
-
 def format_table(report: dict[str, object]) -> str:
     """A plain-text table: every system overall and per question set, then the hybrid system by language, source
     and kind."""
@@ -227,7 +225,11 @@ def format_table(report: dict[str, object]) -> str:
     embedder = report.get("embedder")
     if isinstance(embedder, dict):
         built = embedder["passages"]
-        lines.append(f"passages embedded with {built['spec']} ({built['id']}); queries with {embedder['queries']}")
+        version = embedder.get("version") or "unknown"
+        lines.append(
+            f"passages embedded with {built['spec']} ({built['id']}, version {version}); "
+            f"queries with {embedder['queries']}"
+        )
     else:
         lines.append("no vectors: hybrid ranks by words alone and there is no dense system")
     missing = report.get("missing_documents")

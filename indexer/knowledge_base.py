@@ -25,6 +25,7 @@ from indexer.answers import (
 )
 from indexer.core.errors import NotFoundError, QueryError
 from indexer.core.models import DocumentMeta, Page, Table
+from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import FinancialRow
@@ -56,7 +57,6 @@ from indexer.requests import (
     SectionRequest,
 )
 from indexer.search.filters import filter_documents
-from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.retrieve import SearchOutcome, run_search
 from indexer.statement_reading import StatementReader, financials_answer

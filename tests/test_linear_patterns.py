@@ -18,6 +18,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 import indexer
 import mcp_server
 from indexer.core.sections import _routes, headings
@@ -25,6 +27,8 @@ from indexer.evidence.concepts import concepts
 from indexer.evidence.outline import _statement_titles
 from indexer.evidence.statement_content import _markers
 from indexer.search.expand import _judgements
+
+pytestmark = pytest.mark.serial  # run alone, after the parallel run (Makefile: test)
 
 UNITS = [" ", "\t", "\u3000", ".", "…", "1", "1,", "1 ", "a", "a ", "A", "*", "$", "$ ", "(", "- ", "|", "年", "-"]
 ENDS = [("", ""), ("(", "z"), ("a", "\x00"), ("$", ")")]  # what comes before the run, and what it cannot end on

@@ -35,6 +35,8 @@ from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
 from tests.conftest import BESTBUY_10Q, MGM, ROOT, SAMPLES, SIFANG, call_tools, docs_folder, hits_for, kill_when
 
+pytestmark = pytest.mark.serial  # run alone, after the parallel run (Makefile: test)
+
 # Not the eval questions: words that occur in the committed samples, in both languages, scoped and not.
 QUERIES = [
     "comparable sales",
@@ -107,13 +109,14 @@ def _build(index: Path, cache_dir: Path, backend: str, uri: str | None = None, d
 
 @pytest.fixture(scope="module")
 def indexes(
-    tmp_path_factory: pytest.TempPathFactory, samples_index_dir: Path, cache_dir: Path, lite_server: str
+    tmp_path_factory: pytest.TempPathFactory, e5_samples_index_dir: Path, cache_dir: Path, lite_server: str
 ) -> dict[str, LoadedIndex]:
-    """The samples on local files (the session's index), on a milvus-lite folder beside the index (the default
-    URI) and on the milvus-lite server; the vectors come from the vector cache the local build filled."""
+    """The samples on local files (the session's index embedded by the default model, as the builds here are), on
+    a milvus-lite folder beside the index (the default URI) and on the milvus-lite server; the vectors come from the
+    vector cache the local build filled."""
     folder = tmp_path_factory.mktemp("milvus")
     return {
-        "local": load_index(samples_index_dir, cache_dir),
+        "local": load_index(e5_samples_index_dir, cache_dir),
         "lite": load_index(_build(folder / "lite", cache_dir, "milvus"), cache_dir),
         "server": load_index(_build(folder / "server", cache_dir, "milvus", lite_server), cache_dir),
     }

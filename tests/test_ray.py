@@ -19,6 +19,8 @@ from indexer.ingest.ray_parse import RayParsing
 from indexer.ingest.settings import BuildSettings
 from tests.conftest import MGM, SIFANG, docs_folder
 
+pytestmark = pytest.mark.serial  # run alone, after the parallel run (Makefile: test)
+
 
 def _vectors(index: Path) -> dict[str, np.ndarray]:
     """Each embedded chunk's vector, by chunk id."""

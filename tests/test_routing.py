@@ -1,6 +1,6 @@
 import pytest
 
-from indexer.search.recipe import DEFAULT_RECIPE
+from indexer.core.recipe import DEFAULT_RECIPE
 from indexer.search.routing import classify, route
 
 

@@ -1,13 +1,21 @@
-"""Search over the four committed samples (default embedder): real pages, real text, real boxes."""
+"""Search over the four committed samples: real pages, real text, real boxes. What a question ranks is asserted on
+the index the product's model embedded (``e5_samples_kb``); filters, boxes, highlights and errors on the hashing test
+embedder's (``samples_kb``)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from indexer.core.errors import NotFoundError, QueryError
+from indexer.core.recipe import DEFAULT_RECIPE
+from indexer.index.model_cache import FOLDER
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import PageRequest
-from indexer.search.recipe import DEFAULT_RECIPE
 from indexer.search.request import SearchRequest
-from tests.conftest import BROKER, SAMPLES, SIFANG, hits_for, text_under
+from tests.conftest import BROKER, ROOT, SAMPLES, SIFANG, hits_for, text_under
 
 
 def _squash(text: str) -> str:
@@ -17,16 +25,16 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
-def test_english_question_finds_the_revenue_page(samples_kb: KnowledgeBase) -> None:
+def test_english_question_finds_the_revenue_page(e5_samples_kb: KnowledgeBase) -> None:
     hits = hits_for(
-        samples_kb, "Best Buy Domestic segment revenue comparable sales second quarter fiscal 2024", top_k=5
+        e5_samples_kb, "Best Buy Domestic segment revenue comparable sales second quarter fiscal 2024", top_k=5
     )
     assert hits and hits[0].document == "BESTBUY_2024Q2_10Q.pdf"
     assert any("comparable sales" in h.content.lower() for h in hits)
 
 
-def test_chinese_question_finds_the_key_figures_page(samples_kb: KnowledgeBase) -> None:
-    hits = hits_for(samples_kb, "四方科技 营业收入 1,175,301,034.32", top_k=5)
+def test_chinese_question_finds_the_key_figures_page(e5_samples_kb: KnowledgeBase) -> None:
+    hits = hits_for(e5_samples_kb, "四方科技 营业收入 1,175,301,034.32", top_k=5)
     assert hits[0].document == SIFANG.name
     assert "1,175,301,034.32" in hits[0].content  # printed on p.5 (key figures) and p.11 (MD&A)
     assert 5 in [h.page for h in hits[:3]]
@@ -89,9 +97,9 @@ def test_a_company_named_in_the_question_scopes_the_search(samples_kb: Knowledge
     assert hits and {h.document for h in hits} == {"BESTBUY_2024Q2_10Q.pdf"}
 
 
-def test_english_question_about_a_chinese_report_is_answered(samples_kb: KnowledgeBase) -> None:
+def test_english_question_about_a_chinese_report_is_answered(e5_samples_kb: KnowledgeBase) -> None:
     """Pinyin alias (Sifang → 四方科技) plus the glossary (operating revenue → 营业收入)."""
-    hits = hits_for(samples_kb, "What was Sifang's operating revenue in 2019?", top_k=5)
+    hits = hits_for(e5_samples_kb, "What was Sifang's operating revenue in 2019?", top_k=5)
     assert {h.document for h in hits} == {SIFANG.name}
     assert any("1,175,301,034.32" in h.content for h in hits[:3])
 
@@ -162,3 +170,37 @@ def test_the_outcome_names_the_documents_actually_searched(samples_kb: Knowledge
     assert anything.scope is None and anything.route
     filtered = samples_kb.search(SearchRequest(query="revenue", documents="MGM*", top_k=3))
     assert filtered.scope == ["MGMRESORTS_2022Q4_EARNINGS.pdf"]
+
+
+def test_a_cold_server_on_the_real_model_answers_with_json_rpc_only(e5_samples_index_dir: Path, tmp_path: Path) -> None:
+    """End to end on the product's embedder: a server with an empty cache rebuilds multilingual-e5-small from the
+    manifest (building its ONNX model and jieba's dictionary on the way), answers a question the model ranks, and
+    writes nothing but JSON-RPC on stdout."""
+    cold = tmp_path / "cold-cache"
+    question = "Best Buy Domestic segment revenue comparable sales second quarter fiscal 2024"
+    requests = [
+        {"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                     "clientInfo": {"name": "raw", "version": "0"}}},
+        {"method": "notifications/initialized", "params": {}},
+        {"id": 2, "method": "tools/call", "params": {"name": "search_reports", "arguments": {"query": question}}},
+    ]  # fmt: skip
+    stdin = "".join(json.dumps({"jsonrpc": "2.0", **request}) + "\n" for request in requests)
+    command = [sys.executable, "-m", "mcp_server", "--index", str(e5_samples_index_dir), "--cache-dir", str(cold)]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                          text=True) as server:  # fmt: skip
+        assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+        server.stdin.write(stdin)
+        server.stdin.flush()
+        lines = []
+        while not lines or json.loads(lines[-1]).get("id") != 2:  # until the search is answered (or stdout ends)
+            lines.append(server.stdout.readline())
+            assert lines[-1], server.stderr.read()
+        server.stdin.close()
+        lines += server.stdout.read().splitlines()
+        stderr = server.stderr.read()
+    messages = [json.loads(line) for line in lines if line.strip()]
+    assert all(m["jsonrpc"] == "2.0" and ("result" in m or "method" in m) for m in messages), stderr
+    (answer,) = [m["result"] for m in messages if m.get("id") == 2]
+    hits = answer["structuredContent"]["hits"]
+    assert hits[0]["document"] == "BESTBUY_2024Q2_10Q.pdf"
+    assert list((cold / FOLDER).glob("*.onnx"))  # the query side was the onnx engine the manifest names

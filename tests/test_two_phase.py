@@ -31,6 +31,8 @@ from indexer.knowledge_base import KnowledgeBase
 from tests.conftest import BESTBUY_10Q, MGM, ROOT, SIFANG, docs_folder, hits_for, kill_when
 from tests.test_server_e2e import _params
 
+pytestmark = pytest.mark.serial  # run alone, after the parallel run (Makefile: test)
+
 WAIT_S = 300
 
 

@@ -17,13 +17,14 @@ from mcp.client.stdio import stdio_client
 
 from indexer.cli import main as cli_main
 from indexer.core.errors import FilingsError, NotFoundError
+from indexer.core.recipe import DEFAULT_RECIPE
+from indexer.index.embed import HASHING
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.ingest.build import add_documents, build_index, remove_documents
 from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import PageRequest
-from indexer.search.recipe import DEFAULT_RECIPE
 from mcp_server.loader import IndexLoader
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, ROOT, SIFANG, docs_folder, hits_for
 from tests.test_server_e2e import _params
@@ -160,9 +161,10 @@ def test_a_running_server_serves_the_new_version_on_its_next_call(small_index: P
 
 
 def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cache_dir: Path) -> None:
-    """Twenty one-page filings (pages of the Best Buy 10-Q, cut with pypdfium2), embedded with the default model;
-    then one more: only its chunks are embedded; the others' chunks, boxes and vectors are the same, so semantic
-    search over them answers exactly as before. (BM25 scores shift a little: IDF is a property of the corpus.)"""
+    """Twenty one-page filings (pages of the Best Buy 10-Q, cut with pypdfium2), embedded (by the hashing test
+    embedder: which chunks are embedded is the point, not by what); then one more: only its chunks are embedded; the
+    others' chunks, boxes and vectors are the same, so semantic search over them answers exactly as before. (BM25
+    scores shift a little: IDF is a property of the corpus.)"""
     import pypdfium2 as pdfium
 
     docs = tmp_path / "docs"
@@ -174,7 +176,7 @@ def test_adding_one_filing_to_twenty_embeds_only_its_chunks(tmp_path: Path, cach
             piece.save(docs / f"bestbuy_p{number:02d}.pdf" if number <= 20 else tmp_path / "bestbuy_p21.pdf")
             piece.close()
     index_dir = tmp_path / "index"
-    first = build_index(BuildSettings(index_dir=index_dir, docs_dir=docs, progress=False, cache_dir=cache_dir))
+    first = build_index(_settings(index_dir, cache_dir, docs, embedder=HASHING))
     assert first.documents == 20 and first.embedded > 20
     before = load_index(index_dir, cache_dir)
     dense_only = DEFAULT_RECIPE.model_copy(update={"retrievers": ("dense",)})

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from indexer.core.models import DocumentMeta
+from indexer.index.embed import DEFAULT_EMBEDDER, HASHING
 from indexer.index.reader import load_index
 from indexer.index.store import read_manifest
 from indexer.index.vector_cache import VectorCache, text_key
@@ -31,15 +32,15 @@ from indexer.ingest.settings import BuildSettings
 from tests.conftest import BESTBUY_10Q, MGM, SIFANG, docs_folder, kill_when
 
 
-def _settings(docs: Path, index: Path, cache: Path) -> BuildSettings:
-    return BuildSettings(docs_dir=docs, index_dir=index, progress=False, cache_dir=cache)
+def _settings(docs: Path, index: Path, cache: Path, embedder: str = DEFAULT_EMBEDDER) -> BuildSettings:
+    return BuildSettings(docs_dir=docs, index_dir=index, embedder=embedder, progress=False, cache_dir=cache)
 
 
 def test_a_passage_is_embedded_under_a_header_naming_its_filing_and_section(
-    samples_index_dir: Path, cache_dir: Path
+    e5_samples_index_dir: Path, cache_dir: Path
 ) -> None:
-    index = load_index(samples_index_dir, cache_dir)
-    manifest = read_manifest(samples_index_dir)
+    index = load_index(e5_samples_index_dir, cache_dir)
+    manifest = read_manifest(e5_samples_index_dir)
     assert manifest.embedder is not None and manifest.embedder.passage_text == WHOLE_PASSAGES
     metas = {m.document: m for m in manifest.documents}
     statement = next(c for c in index.chunks if c.document == BESTBUY_10Q.name and c.page == 4 and c.kind == "body")
@@ -60,20 +61,22 @@ def test_a_passage_is_embedded_under_a_header_naming_its_filing_and_section(
 
 
 def test_a_build_elsewhere_takes_every_vector_from_the_cache(tmp_path: Path) -> None:
+    """The cache keys a vector by embedder id and text, whatever the model: the test embedder serves."""
     cache = tmp_path / "cache"
     docs = docs_folder(tmp_path / "docs", MGM)
-    first = build_index(_settings(docs, tmp_path / "a", cache))
+    first = build_index(_settings(docs, tmp_path / "a", cache, HASHING))
     assert first.embedded > 20 and first.cached_vectors == 0 and first.reused_vectors == 0
-    second = build_index(_settings(docs, tmp_path / "b", cache))  # a new folder: no previous index to reuse
+    second = build_index(_settings(docs, tmp_path / "b", cache, HASHING))  # a new folder: no previous index to reuse
     assert second.reused_vectors == 0 and second.cached_vectors == second.embedded == first.embedded
     a, b = load_index(tmp_path / "a", cache), load_index(tmp_path / "b", cache)
     assert a.storage.dense is not None and b.storage.dense is not None
     assert np.array_equal(a.storage.dense.vectors(), b.storage.dense.vectors())
     # plain passages (build --plain-passages) are other texts: embedded anew, recorded, and kept by an update
-    plain = build_index(replace(_settings(docs, tmp_path / "c", cache), passage_text=PLAIN_PASSAGES))
+    plain = build_index(replace(_settings(docs, tmp_path / "c", cache, HASHING), passage_text=PLAIN_PASSAGES))
     assert plain.cached_vectors == 0 and plain.embedded == first.embedded
     manifest = read_manifest(tmp_path / "c")
     assert manifest.embedder is not None and manifest.embedder.passage_text == PLAIN_PASSAGES
+    assert as_the_index_was_built(_settings(docs, tmp_path / "c", cache)).embedder == HASHING
     assert as_the_index_was_built(_settings(docs, tmp_path / "c", cache)).passage_text == PLAIN_PASSAGES
     c = load_index(tmp_path / "c", cache)
     assert c.storage.dense is not None and not np.allclose(c.storage.dense.vectors(), a.storage.dense.vectors())
@@ -94,7 +97,7 @@ def test_an_opening_is_embedded_within_its_token_budget_and_an_index_keeps_what_
     meta = DocumentMeta(document="x.pdf", sha256="0" * 64, pages=1, company="ACME", form="10-K", year=2023)
     assert embedded_text(english, "Revenue", meta, OPENING_PASSAGES) == f"ACME 10-K FY2023. Revenue\n{opening(english)}"
     docs = docs_folder(tmp_path / "docs", MGM)
-    build_index(replace(_settings(docs, tmp_path / "o", tmp_path / "cache"), passage_text=OPENING_PASSAGES))
+    build_index(replace(_settings(docs, tmp_path / "o", tmp_path / "cache", HASHING), passage_text=OPENING_PASSAGES))
     manifest = read_manifest(tmp_path / "o")
     assert manifest.embedder is not None and manifest.embedder.passage_text == OPENING_PASSAGES
     assert as_the_index_was_built(_settings(docs, tmp_path / "o", tmp_path / "cache")).passage_text == OPENING_PASSAGES

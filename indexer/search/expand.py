@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from indexer.core.recipe import DEFAULT_RECIPE
 from indexer.core.text import CJK, has_cjk
 from indexer.core.tokenize import Tokenizer, normalize_text
 from indexer.data import data_lines
 from indexer.data.vocabulary import vocabulary
-from indexer.search.recipe import DEFAULT_RECIPE
 
 _CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
 _CN_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
@@ -201,11 +201,13 @@ def strip_instructions(query: str) -> str:
     return stripped if len(stripped) >= 3 else query
 
 
-def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight) -> list[Variant]:
-    """The query, a keyword variant with every other spelling of its periods and terms (for BM25), and a short
-    cross-language variant with one translated term per concept (for dense retrieval), when there are any."""
+def expand(query: str, weight: float = DEFAULT_RECIPE.expansion_weight, judgements: bool = True) -> list[Variant]:
+    """The query, a keyword variant with every other spelling of its periods and terms (and, with ``judgements``,
+    the line items printed where a judgement it asks is answered) for BM25, and a short cross-language variant with
+    one translated term per concept (for dense retrieval), when there are any."""
     variants = [Variant(query, 1.0, "original")]
-    extra = list(dict.fromkeys(period_terms(query) + glossary_terms(query) + judgement_terms(query)))
+    judged = judgement_terms(query) if judgements else []
+    extra = list(dict.fromkeys(period_terms(query) + glossary_terms(query) + judged))
     if extra:
         variants.append(Variant(f"{query} {' '.join(extra)}", weight, "keywords"))
     translated = translation_terms(query)

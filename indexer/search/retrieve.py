@@ -20,6 +20,7 @@ from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import TABLE_ROW, Box
+from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
@@ -28,7 +29,6 @@ from indexer.search.expand import Variant, content_tokens, expand, strip_instruc
 from indexer.search.filters import filter_documents
 from indexer.search.fusion import RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
-from indexer.search.recipe import DEFAULT_RECIPE, Recipe
 from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routed_lists import (
@@ -227,7 +227,10 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     in_scope = len(scope) if scope is not None else len(index.documents)
     spread = max(1, min(in_scope, recipe.depth_per_document))
     depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor * spread)
-    variants = expand(text, recipe.expansion_weight) if recipe.expand else [Variant(text, 1.0, "original")]
+    if recipe.expand:
+        variants = expand(text, recipe.expansion_weight, recipe.judgements)
+    else:
+        variants = [Variant(text, 1.0, "original")]
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     best_rows: dict[tuple[str, int], dict[int, int]] = {}

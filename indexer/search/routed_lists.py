@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from indexer.core.recipe import Recipe
 from indexer.core.sections import STATEMENT_LABELS
 from indexer.core.tokenize import BIGRAM_MARK, Tokenizer
 from indexer.index.reader import LoadedIndex, section_rows
 from indexer.search.expand import Variant, content_tokens
 from indexer.search.fusion import RankedList
-from indexer.search.recipe import Recipe
 from indexer.search.routing import Route
 
 # Which query variants each retriever searches: BM25 gains from every spelling, a dense model from a short

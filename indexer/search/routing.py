@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from indexer.core.recipe import DEFAULT_RECIPE, QuestionKind, Recipe
 from indexer.core.text import CJK
-from indexer.search.recipe import DEFAULT_RECIPE, QuestionKind, Recipe
 
 RouteKind = QuestionKind | Literal["plain", "regex"]  # plain: routing switched off (eval's baselines); regex: a pattern
 

@@ -4,10 +4,10 @@ the BM25 and dense lists."""
 
 from __future__ import annotations
 
+from indexer.core.recipe import Recipe
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.reader import LoadedIndex
 from indexer.search.fusion import RankedList
-from indexer.search.recipe import Recipe
 from indexer.search.routing import Route
 
 

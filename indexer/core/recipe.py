@@ -4,6 +4,8 @@ depths. `search_reports` runs :data:`DEFAULT_RECIPE`; eval's baselines switch st
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +22,9 @@ class Recipe(BaseModel):
 
     retrievers: tuple[Retriever, ...] = Field(default=("bm25", "dense"), description="the ranked lists that run")
     expand: bool = Field(default=True, description="keyword, translated and period variants of the query")
+    judgements: bool = Field(
+        default=True, description="the keyword variant adds the line items printed where a judgement is answered"
+    )
     routing: bool = Field(default=True, description="the kind of question sets the weights and the recall depth")
     document_focus: bool = Field(default=True, description="a company, year or form named in the query narrows it")
     sections: bool = Field(default=True, description="sections the question points at are boosted and routed to")
@@ -103,4 +108,13 @@ class Recipe(BaseModel):
 
 
 DEFAULT_RECIPE = Recipe()
+
+
+def recipe_id(recipe: Recipe) -> str:
+    """A short fingerprint of the recipe's values, to tell two eval runs' settings (or a build's and a server's)
+    apart at a glance."""
+    values = json.dumps(recipe.model_dump(mode="json"), sort_keys=True)
+    return hashlib.sha256(values.encode()).hexdigest()[:12]
+
+
 PLAIN_RECIPE = Recipe(expand=False, routing=False, document_focus=False, sections=False, highlights=False)
