@@ -243,7 +243,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     } - names
     sections = question_sections(text) if recipe.sections else ()
     if "bm25" in recipe.retrievers:
-        lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names)
+        lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, lists, wanted)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
     rescored = [(adjusted(index.chunks, row, score, found.preferred, sections, recipe), row) for row, score in fused]
     scored = sorted(rescored, key=lambda item: -item[0])

@@ -29,11 +29,14 @@ def routed_lists(
     allowed: np.ndarray | None,
     recipe: Recipe,
     scoped_names: set[str],
+    others: list[RankedList],
+    wanted: set[str],
 ) -> list[RankedList]:
     """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
     income-statement page for a margin question reaches the fusion even when other pages repeat its words more.
     It searches the question's words and their glossary equivalents (a signatures page says "Chief Financial
-    Officer", not "CFO")."""
+    Officer", not "CFO"). A passage votes only when it holds enough of the question's ``wanted`` terms against the
+    best candidate of the ``others`` lists (:func:`well_covered`)."""
     words = [t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)]
     tokens = without_names(content_tokens(list(dict.fromkeys(words)), index.tokenizer), scoped_names)
     present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
@@ -47,9 +50,25 @@ def routed_lists(
             # ("Is X capital-intensive?" is answered by the cash flow statement's capex line): its pages in order,
             # only when the search is scoped to named filings
             ranked = [int(row) for row in rows[:depth]]
+        if ranked and tokens:
+            ranked = well_covered(index, ranked, others, wanted, recipe)
         if ranked:
             lists.append(RankedList("bm25", ranked, weights.bm25_weight * weight, "routed", section))
     return lists
+
+
+def well_covered(
+    index: LoadedIndex, ranked: list[int], others: list[RankedList], wanted: set[str], recipe: Recipe
+) -> list[int]:
+    """The rows of ``ranked`` that hold at least ``recipe.routed_coverage`` of the question's terms the best-covered
+    of the other lists' first candidates holds: within a section every page ranks, however little of the question
+    it prints, and a routed list's vote is for a page that answers, not for the section."""
+    if recipe.routed_coverage <= 0 or not wanted:
+        return ranked
+    held = index.storage.held
+    first = {row for other in others for row in other.rows[: recipe.coverage_candidates]}
+    best = max((len(held(row, wanted)) for row in first), default=0)
+    return [row for row in ranked if len(held(row, wanted)) >= recipe.routed_coverage * best]
 
 
 def printed_in_scope(index: LoadedIndex, text: str, allowed: np.ndarray | None) -> bool:
