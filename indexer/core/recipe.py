@@ -104,17 +104,18 @@ class Recipe(BaseModel):
         description="weight of a BM25 list within the question's first, second … routed section (where the inputs "
         "of the concepts it names are printed: the routes in indexer/data/vocabulary.toml), relative to BM25's",
     )
-    routed_coverage: float = Field(
+    section_coverage: float = Field(
         default=0.5,
-        description="a routed section's list votes only for passages holding at least this share of the question's "
-        "terms that the best-covered candidate holds (a coordination level: a balance sheet that prints the one line "
-        "item a question names no longer outranks the note that answers it); 0: every passage of the section votes. "
-        "Dev sets, filtered MRR words only / hybrid: English 0.684 → 0.692 / 0.702 → 0.710, Chinese 0.663 → 0.764 / "
-        "0.717 → 0.808, judgement 0.671 → 0.688 / 0.680 → 0.688, dev/filings 0.576 → 0.589 / 0.629 → 0.641; hit@5 "
-        "the same or higher on every set (0.75: dev/filings 0.615 but judgement MRR falls)",
+        description="a section the question is routed to counts for a passage (its routed list votes for it, its "
+        "boost applies) only when the passage holds at least this share of the question's terms that the "
+        "best-covered candidate holds (a coordination level: a balance sheet that prints the one line item a "
+        "question names no longer outranks the note that answers it); 0: every passage of the section. Dev sets, "
+        "filtered MRR words only / hybrid, 0 → 0.5: English 0.684 → 0.692 / 0.702 → 0.710, Chinese 0.663 → 0.764 / "
+        "0.717 → 0.808, judgement 0.671 → 0.692 / 0.680 → 0.700, dev/filings 0.576 → 0.589 / 0.629 → 0.641; hit@5 "
+        "the same or higher on every set (0.75: dev/filings 0.624 / 0.677, but English and judgement MRR fall)",
     )
     coverage_candidates: int = Field(
-        default=30, description="rows of each other list whose coverage sets the best a routed passage is held to"
+        default=30, description="first rows of each list whose coverage sets the best a section's passage is held to"
     )
     max_highlights: int = Field(default=40, description="highlight boxes per hit at most")
 

@@ -33,6 +33,7 @@ from indexer.search.regex_search import compile_pattern, regex_budget, regex_mat
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routed_lists import (
     BM25_VARIANTS,
+    Coverage,
     bigrams_without_names,
     printed_in_scope,
     routed_lists,
@@ -242,10 +243,14 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
     sections = question_sections(text) if recipe.sections else ()
+    coverage = Coverage(index, wanted, lists, recipe)
     if "bm25" in recipe.retrievers:
-        lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, lists, wanted)
+        lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, coverage)
     fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
-    rescored = [(adjusted(index.chunks, row, score, found.preferred, sections, recipe), row) for row, score in fused]
+    rescored = [
+        (adjusted(index.chunks, row, score, found.preferred, sections, recipe, coverage.enough), row)
+        for row, score in fused
+    ]
     scored = sorted(rescored, key=lambda item: -item[0])
     best_rank = best_ranks(lists)
     hits = []

@@ -29,14 +29,12 @@ def routed_lists(
     allowed: np.ndarray | None,
     recipe: Recipe,
     scoped_names: set[str],
-    others: list[RankedList],
-    wanted: set[str],
+    coverage: Coverage,
 ) -> list[RankedList]:
     """BM25 within the sections the question is routed to (where its concepts' inputs are printed): the best
     income-statement page for a margin question reaches the fusion even when other pages repeat its words more.
     It searches the question's words and their glossary equivalents (a signatures page says "Chief Financial
-    Officer", not "CFO"). A passage votes only when it holds enough of the question's ``wanted`` terms against the
-    best candidate of the ``others`` lists (:func:`well_covered`)."""
+    Officer", not "CFO"). A passage votes only when it holds enough of the question (:class:`Coverage`)."""
     words = [t for v in variants if v.reason in BM25_VARIANTS for t in index.tokenizer.tokenize(v.text)]
     tokens = without_names(content_tokens(list(dict.fromkeys(words)), index.tokenizer), scoped_names)
     present = [(s, rows) for s in sections if len(rows := section_rows(index, s, allowed))]  # in the scope
@@ -51,24 +49,33 @@ def routed_lists(
             # only when the search is scoped to named filings
             ranked = [int(row) for row in rows[:depth]]
         if ranked and tokens:
-            ranked = well_covered(index, ranked, others, wanted, recipe)
+            ranked = [row for row in ranked if coverage.enough(row)]
         if ranked:
             lists.append(RankedList("bm25", ranked, weights.bm25_weight * weight, "routed", section))
     return lists
 
 
-def well_covered(
-    index: LoadedIndex, ranked: list[int], others: list[RankedList], wanted: set[str], recipe: Recipe
-) -> list[int]:
-    """The rows of ``ranked`` that hold at least ``recipe.routed_coverage`` of the question's terms the best-covered
-    of the other lists' first candidates holds: within a section every page ranks, however little of the question
-    it prints, and a routed list's vote is for a page that answers, not for the section."""
-    if recipe.routed_coverage <= 0 or not wanted:
-        return ranked
-    held = index.storage.held
-    first = {row for other in others for row in other.rows[: recipe.coverage_candidates]}
-    best = max((len(held(row, wanted)) for row in first), default=0)
-    return [row for row in ranked if len(held(row, wanted)) >= recipe.routed_coverage * best]
+class Coverage:
+    """How many of a question's ``wanted`` terms a passage prints, against the best-covered of the first candidates
+    of ``lists``: within a section every page ranks, however little of the question it prints, and a section the
+    question is routed to should count for a page that answers, not for every page of the section."""
+
+    def __init__(self, index: LoadedIndex, wanted: set[str], lists: list[RankedList], recipe: Recipe) -> None:
+        self._held = index.storage.held
+        self._wanted = wanted
+        self._counts: dict[int, int] = {}
+        first = {row for ranked in lists for row in ranked.rows[: recipe.coverage_candidates]}
+        best = max((self.count(row) for row in first), default=0) if wanted and recipe.section_coverage > 0 else 0
+        self.floor = recipe.section_coverage * best
+
+    def count(self, row: int) -> int:
+        if row not in self._counts:
+            self._counts[row] = len(self._held(row, self._wanted))
+        return self._counts[row]
+
+    def enough(self, row: int) -> bool:
+        """Whether passage ``row`` holds at least ``section_coverage`` of what the best candidate holds."""
+        return self.floor <= 0 or self.count(row) >= self.floor
 
 
 def printed_in_scope(index: LoadedIndex, text: str, allowed: np.ndarray | None) -> bool:

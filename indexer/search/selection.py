@@ -4,6 +4,8 @@ the BM25 and dense lists."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from indexer.core.recipe import Recipe
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.reader import LoadedIndex
@@ -12,9 +14,19 @@ from indexer.search.routing import Route
 
 
 def adjusted(
-    chunks: ChunkTable, row: int, score: float, preferred: frozenset[str], sections: tuple[str, ...], recipe: Recipe
+    chunks: ChunkTable,
+    row: int,
+    score: float,
+    preferred: frozenset[str],
+    sections: tuple[str, ...],
+    recipe: Recipe,
+    covered: Callable[[int], bool],
 ) -> float:
+    """``score`` for the chunk's kind, filing and section: a section the question is routed to counts only for a
+    passage that ``covered`` (prints enough of the question)."""
     section = chunks.section(row)
+    if section in sections and not covered(row):
+        sections = ()
     if section not in sections:  # a certification or an exhibit index the question asks for is not demoted
         score *= recipe.demotion.get(chunks.kind(row), 1.0)
     if preferred and chunks.document(row) not in preferred:
