@@ -5,6 +5,8 @@ term."""
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from indexer.core.recipe import Recipe
@@ -64,9 +66,16 @@ class Coverage:
         self._held = index.storage.held
         self._wanted = wanted
         self._counts: dict[int, int] = {}
-        first = {row for ranked in lists for row in ranked.rows[: recipe.coverage_candidates]}
-        best = max((self.count(row) for row in first), default=0) if wanted and recipe.section_coverage > 0 else 0
-        self.floor = recipe.section_coverage * best
+        self._first = [list(ranked.rows[: recipe.coverage_candidates]) for ranked in lists]  # the lists so far
+        self._share = recipe.section_coverage if wanted else 0.0
+
+    @cached_property
+    def floor(self) -> float:
+        """The terms a passage must hold: the share of what the best-covered first candidate holds (read only when
+        a section is asked about: a question routed nowhere pays nothing)."""
+        if self._share <= 0:
+            return 0.0
+        return self._share * max((self.count(row) for rows in self._first for row in rows), default=0)
 
     def count(self, row: int) -> int:
         if row not in self._counts:
