@@ -40,6 +40,7 @@ ABLATIONS: dict[str, dict[str, object]] = {
     "− document focus": {"document_focus": False},
     "− CJK bigrams": {"bigram_weight": 0.0},
     "− table rows": {"table_rows_weight": 0.0},
+    "− term proximity": {"proximity_weight": 0.0},
     "− dense": {"retrievers": ["bm25"]},
 }
 METRICS = ("hit@1", "hit@5", "mrr")

@@ -26,7 +26,7 @@ from indexer.answers import (
     SearchHead,
     SearchResult,
 )
-from indexer.core.models import BODY, Box, DocumentMeta, Table, TableRow
+from indexer.core.models import BODY, WIRE_DECIMALS, Box, DocumentMeta, Table, TableRow
 from indexer.evidence.claim_checks import ClaimCheck, ClaimVerdict
 from indexer.search.retrieve import Hit
 from mcp_server.file_text import name_text
@@ -129,8 +129,11 @@ def passage_head(rank: int, brief: PassageBrief) -> str:
 
 
 def box_text(box: Box) -> str:
-    """A box as a citation: ``p.19 [x0 36, top 120, x1 576, bottom 210]`` (PDF points, top-left origin)."""
-    return f"p.{box.page} [x0 {box.x0:.0f}, top {box.top:.0f}, x1 {box.x1:.0f}, bottom {box.bottom:.0f}]"
+    """A box as a citation: ``p.19 [x0 36, top 120, x1 576, bottom 210]`` (PDF points, top-left origin), rounded
+    from the coordinates structuredContent carries, so both renderings give the same box (322.5049 is 322.5 there,
+    and 322 here, not 323)."""
+    x0, top, x1, bottom = (round(v, WIRE_DECIMALS) for v in (box.x0, box.top, box.x1, box.bottom))
+    return f"p.{box.page} [x0 {x0:.0f}, top {top:.0f}, x1 {x1:.0f}, bottom {bottom:.0f}]"
 
 
 def _passage(rank: int, hit: Hit, budget: int) -> PassageBrief:
@@ -249,6 +252,7 @@ class QuoteBrief(BaseModel):
     match: str = Field(description="exact, whitespace, numeric, alphanumeric, token (partial, unverified) or none")
     matched_text: str
     note: str
+    context: str = Field(description="the table row (label: cells) or sentence the match is in, ≤ 200 characters")
     bboxes: list[Box] = Field(description=f"one box per line of the match (the first {QUOTE_BOXES} candidates)")
     boxes_total: int = Field(description="boxes in all (detail='full' lists them)")
 
@@ -262,6 +266,7 @@ def quote_brief(found: QuoteLocation) -> QuoteBrief:
         match=found.match,
         matched_text=found.matched_text,
         note=found.note,
+        context=found.context,
         bboxes=found.boxes[:QUOTE_BOXES],
         boxes_total=len(found.boxes),
     )

@@ -135,6 +135,8 @@ def quote_text(found: QuoteBrief) -> str:
              f"{verdict} on {name_text(found.document)} p.{found.requested_page}"]  # fmt: skip
     if found.note:
         lines.append(f"note: {found.note}")
+    if found.context:
+        lines.append(f"in: {found.context}")
     if found.bboxes:
         lines.append("boxes: " + "; ".join(box_text(box) for box in found.bboxes))
         if found.boxes_total > len(found.bboxes):
@@ -201,6 +203,8 @@ def claims_text(result: ClaimsBrief) -> str:
             line += f" · box {box_text(check.bbox)}"
         if check.note and (check.status != "verified" or check.page != check.requested_page):
             line += f" · {check.note}"
+        if check.context:
+            line += f" · in: {check.context}"
         lines.append(line)
     return "\n".join(lines)
 

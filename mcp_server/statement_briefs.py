@@ -143,6 +143,11 @@ def financials_brief(result: Financials) -> FinancialsBrief:
     return FinancialsBrief(**head, statements=statements)
 
 
+def counted(n: int, thing: str) -> str:
+    """'1 row', '33 rows'."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 def _period_text(period: PeriodBrief) -> str:
     """'Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)'."""
     when = []
@@ -157,8 +162,12 @@ def _period_text(period: PeriodBrief) -> str:
 def financials_text(result: FinancialsBrief) -> str:
     """Per statement table: where it is, its unit and where that was read (or what is not established), its
     periods once, then per row its printed figures in period order."""
+    rows = sum(len(s.rows) for s in result.statements)
     figures = sum(len([f for f in row.figures if f]) for s in result.statements for row in s.rows)
-    head = f"{figures} figure(s) in {len(result.statements)} table(s) from {len(result.documents)} document(s)"
+    head = (
+        f"{counted(rows, 'row')}, {counted(figures, 'figure')} in {counted(len(result.statements), 'table')} from "
+        f"{counted(len(result.documents), 'document')}"
+    )
     lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
     for table in result.statements:
         scale = next((row.scale for row in table.rows if row.unit == "currency"), None)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from indexer.core.models import Box
+from indexer.core.models import Box, wire
 from mcp_server.briefs import box_text, enclosing
 from mcp_server.briefs import shortened as _shortened
 from tests.conftest import BESTBUY_10Q, SIFANG, call_tools
@@ -99,8 +99,11 @@ def test_a_quote_and_the_library_read_as_lines(samples_index_dir: Path, cache_di
         ("list_documents", {}),
     ])  # fmt: skip
     box = Box(**found.structured_content["bboxes"][0])
+    context = found.structured_content["context"]
+    assert context.startswith("营业收入: 1,175,301,034.32 |")  # its row, label and cells (issue 43)
     assert found.content[0].text.splitlines() == [
         f"VERIFIED (exact) on {SIFANG.name} p.5: '1,175,301,034.32'",
+        f"in: {context}",
         f"boxes: {box_text(box)}",
     ]
     assert missing.content[0].text.startswith("NOT VERIFIED") and "not found on page 5" in missing.content[0].text
@@ -118,3 +121,8 @@ def test_a_long_passage_is_cut_around_the_matched_term() -> None:
     boxes = [Box(page=3, x0=10, top=20, x1=30, bottom=40), Box(page=3, x0=5, top=50, x1=25, bottom=60)]
     assert enclosing(boxes) == Box(page=3, x0=5, top=20, x1=30, bottom=60)
     assert box_text(Box(page=3, x0=5.4, top=20.6, x1=30, bottom=60)) == "p.3 [x0 5, top 21, x1 30, bottom 60]"
+    # the same whole points as the coordinates structuredContent carries (322.5049 → 322.5 there → 322)
+    on_wire = Box(**wire(Box(page=3, x0=322.5049, top=1, x1=2, bottom=3)))
+    assert box_text(Box(page=3, x0=322.5049, top=1, x1=2, bottom=3)) == box_text(on_wire) == (
+        "p.3 [x0 322, top 1, x1 2, bottom 3]"
+    )

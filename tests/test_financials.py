@@ -165,6 +165,10 @@ def test_get_financials_through_mcp(samples_index_dir: Path, cache_dir: Path) ->
     assert "currency '$ on a US SEC Form 10-Q' p.4)" in text
     assert "[0] Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)" in text
     assert "- Revenue [revenue]: $9,583 | $10,329 | $19,050 | $20,976" in text
+    rows = [line for line in text.splitlines() if line.startswith("- ")]  # counts say what they count (issue 43)
+    figures = sum(sum(1 for f in line.split(": ", 1)[1].split(" | ") if f != "—") for line in rows)
+    counts = f"{len(rows)} row{'s' if len(rows) != 1 else ''}, {figures} figures"
+    assert text.startswith(f"{counts} in 1 table from 1 document")
     (statement,) = found.structured_content["statements"]  # compact: the table as printed, without boxes
     assert (statement["document"], statement["page"], statement["currency"]) == ("BESTBUY_2024Q2_10Q.pdf", 4, "USD")
     revenue = next(row for row in statement["rows"] if row["concept"] == "revenue")

@@ -157,6 +157,9 @@ def test_bm25_and_dense_lists_match_local_files(indexes: dict[str, LoadedIndex],
     assert len(overlaps) > 10 and np.mean(overlaps) >= 0.99
     assert all(milvus.storage.embedded(row) == local.storage.embedded(row) for row in range(len(local.chunks)))
     assert milvus.storage.knows("revenu") and not milvus.storage.knows("zzzyx")
+    words = local.tokenizer.tokenize("comparable sales declined 营业收入 zzzyx")
+    assert milvus.storage.rarity(words) == pytest.approx(local.storage.rarity(words))  # proximity weighs alike
+    assert "zzzyx" not in milvus.storage.rarity(words) and len(milvus.storage.rarity(words)) == len(words) - 1
 
 
 def test_filters_are_milvus_expressions(indexes: dict[str, LoadedIndex]) -> None:

@@ -67,6 +67,9 @@ class ClaimVerdict(BaseModel):
     match: str = Field(description="how it matched: exact, whitespace, numeric, table_cell … or none")
     matched_text: str
     note: str
+    context: str = Field(
+        default="", description="the table row (label: cells) or sentence the match is in, at most 200 characters"
+    )
 
 
 class ClaimCheck(ClaimVerdict):
@@ -97,6 +100,7 @@ def _check(number: int, claim: Claim, status: Status, note: str, found: Located 
         match=found.match if found else "none",
         matched_text=found.matched_text if found else "",
         note=note,
+        context=found.context if found else "",
         boxes=found.boxes if found else [],
     )
 

@@ -16,6 +16,7 @@ from decimal import Decimal
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Cell, Page, Table, TableRow
 from indexer.evidence.columns import cell_header, row_label, table_headers
+from indexer.evidence.context import row_context
 from indexer.evidence.periods import ReportPeriod, column_period
 from indexer.evidence.quotes import MAX_CANDIDATES, Located, figures
 from indexer.evidence.units import page_multiplier
@@ -137,7 +138,7 @@ def check_claim(
         boxes = [*place.cell.boxes, *_label_boxes(place.row), *_header_boxes(page, place)]
         return Located(
             verified=True, match="table_cell", matched_text=place.cell.text, boxes=boxes, page=page.number,
-            note=f"{place.cell.text} is in {place.where}",
+            note=f"{place.cell.text} is in {place.where}", context=row_context(place.row),
         )  # fmt: skip
     claimed = " and ".join(
         p for p in (f"row {shown(label)}" if label else "", f"column {shown(period)}" if period else "") if p
@@ -154,7 +155,7 @@ def check_claim(
         boxes = [b for place in places[:MAX_CANDIDATES] for b in place.cell.boxes]
         note = f"{quote.strip()} is not in {claimed} on page {page.number}: it is in {where}"
         return Located(verified=False, match="table_cell", matched_text=places[0].cell.text, boxes=boxes,
-                       page=page.number, note=note)  # fmt: skip
+                       page=page.number, note=note, context=row_context(places[0].row))  # fmt: skip
     tables = "no table" if not page.tables else f"none of the {len(page.tables)} table(s)"
     note = (
         f"{quote.strip()} is in {tables} on page {page.number}; check the page with get_page, or quote it without "

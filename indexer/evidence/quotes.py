@@ -26,6 +26,7 @@ from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Line, Page
 from indexer.core.text import CJK_RANGE
 from indexer.core.tokenize import normalize_aligned, normalize_text
+from indexer.evidence.context import match_context
 from indexer.evidence.units import page_multiplier
 
 MAX_QUOTE_CHARS = 2000
@@ -121,6 +122,9 @@ class Located(BaseModel):
     )
     page: int = Field(description="the page the boxes are on (a neighbouring page when the note says so)")
     note: str = Field(default="", description="why a quote is unverified or ambiguous, or where else it was found")
+    context: str = Field(
+        default="", description="the table row (label: cells) or the sentence the match is in, at most 200 characters"
+    )
 
 
 def _normalized(text: str, keep: re.Pattern[str] | None, drop_space: bool) -> tuple[str, list[int]]:
@@ -319,18 +323,21 @@ def locate_on_page(page: Page, quote: str, budget: Budget | None = None) -> Loca
                 note += f" (boxes of the first {MAX_CANDIDATES})"
             return Located(verified=False, match=name, matched_text=quote, boxes=boxes, page=page.number, note=note)
         start, end = spans[0]
+        boxes = text.boxes(start, end)
         return Located(
-            verified=True, match=name, matched_text=text.text[start:end], boxes=text.boxes(start, end), page=page.number
-        )
+            verified=True, match=name, matched_text=text.text[start:end], boxes=boxes, page=page.number,
+            context=match_context(page, text.text, start, end, boxes),
+        )  # fmt: skip
     token = None if short else _distinctive_token(quote)
     if token:
         spans = _find_all(text.text, token, None, True, budget, limit=2)
         if len(spans) == 1:
             start, end = spans[0]
             note = f"only the token {shown(token)} of the quote was found on page {page.number}; the rest differs"
+            boxes = text.boxes(start, end)
             return Located(
-                verified=False, match="token", matched_text=text.text[start:end], boxes=text.boxes(start, end),
-                page=page.number, note=note,
+                verified=False, match="token", matched_text=text.text[start:end], boxes=boxes, page=page.number,
+                note=note, context=match_context(page, text.text, start, end, boxes),
             )  # fmt: skip
     return Located(
         verified=False,

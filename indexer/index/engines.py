@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,7 +163,8 @@ class MilvusEngine:
         self, folder: Path, chunks: Sequence[StoredChunk], lexical: LexicalInput, documents: Sequence[DocumentMeta]
     ) -> StorageRecord:
         names = self._writer(folder).write_lexical(chunks, lexical, {meta.document: meta for meta in documents})
-        vocabulary = sorted({token for tokens in lexical.passage_words for token in tokens})
+        frequencies = Counter(token for tokens in lexical.passage_words for token in set(tokens))
+        vocabulary = {"passages": len(lexical.passage_words), "frequencies": dict(sorted(frequencies.items()))}
         Layout(folder).vocabulary.write_text(json.dumps(vocabulary, ensure_ascii=False), encoding="utf-8")
         return MilvusInfo(uri=self.uri, prefix=self.prefix, **names)
 
@@ -202,7 +204,7 @@ class MilvusEngine:
         """The version's collections, loaded; its vocabulary and which chunks have a vector come from the folder (a
         client connected to the same place as ``previous``'s is reused; the record is checked either way)."""
         from indexer.index.milvus_record import check_record
-        from indexer.index.milvus_storage import MilvusStorage
+        from indexer.index.milvus_storage import MilvusStorage, PassageWords
 
         assert record is not None
         if isinstance(previous, MilvusStorage) and previous.info.uri == record.uri:
@@ -211,7 +213,7 @@ class MilvusEngine:
         else:
             client = self._client(folder, record)
         layout = Layout(folder)
-        vocabulary = set(json.loads(layout.vocabulary.read_text(encoding="utf-8")))
+        vocabulary = PassageWords.read(layout.vocabulary)
         embedded = set(np.load(layout.dense_rows).tolist()) if layout.dense_rows.exists() else set()
         return MilvusStorage(client, record, chunks, vocabulary, tokens_of, embedded, with_dense).loaded()
 

@@ -24,7 +24,7 @@ TABLE_ROWS_BM25 = "bm25_table_rows"
 BIGRAMS_BM25 = "bm25_bigrams"
 DENSE = "dense.faiss"
 DENSE_ROWS = "dense_rows.npy"
-VOCABULARY = "vocabulary.json"  # the Milvus backend: the passages' tokens (which words the index knows)
+VOCABULARY = "vocabulary.json"  # the Milvus backend: the passages' words and in how many passages each is printed
 PAGES = "pages"
 PDFS = "pdfs"
 SOURCES = "sources"
@@ -162,7 +162,9 @@ FORMAT: tuple[tuple[str, str], ...] = (
     (
         VOCABULARY,
         "with the Milvus backend (`build --backend milvus`) instead of the BM25 and FAISS files: the passages' tokens "
-        "as a JSON list; the manifest's `milvus` names the collections that hold BM25 and the vectors",
+        'with the number of passages each is printed in, `{"passages": N, "frequencies": {token: count}}` (term '
+        "proximity weighs words by it; an older index's bare list of tokens still loads, every word weighing the "
+        "same); the manifest's `milvus` names the collections that hold BM25 and the vectors",
     ),
     (OWNER_MARK, "marks the folder as made by filings-index (only such folders are ever moved or removed)"),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,11 @@ def top_rows(scores: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np
 
 
 ROWS_FILE = "rows.npy"
+
+
+def idf(texts: int, frequency: int) -> float:
+    """BM25's inverse document frequency, as Lucene computes it: a term in ``frequency`` of ``texts`` texts."""
+    return math.log(1 + (texts - frequency + 0.5) / (frequency + 0.5))
 
 
 class Bm25Index:
@@ -110,6 +116,19 @@ class Bm25Index:
             at = int(np.searchsorted(docs, pos))
             if at < len(docs) and docs[at] == pos:
                 found.add(token)
+        return found
+
+    def rarity(self, tokens: list[str]) -> dict[str, float]:
+        """The BM25 IDF of each of ``tokens`` that some text holds (Lucene's: log(1 + (N - df + 0.5) / (df + 0.5)),
+        read off the postings)."""
+        postings = getattr(self._retriever, "scores", None)
+        indptr = postings["indptr"] if isinstance(postings, dict) else None
+        found = {}
+        for token in tokens:
+            column = self._vocab.get(token)
+            if column is not None:
+                frequency = int(indptr[column + 1] - indptr[column]) if indptr is not None else 1
+                found[token] = idf(self.rows.size, frequency)
         return found
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:

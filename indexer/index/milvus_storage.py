@@ -26,6 +26,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ import numpy as np
 
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.dense import HNSW_EF_SEARCH
+from indexer.index.lexical import idf
 from indexer.index.milvus_client import MilvusStorageError, short
 from indexer.index.store import MilvusInfo
 
@@ -46,6 +48,23 @@ MAX_LIMIT = 16_384  # Milvus's cap on a search's limit
 ALIASES = ("passages", "table_rows", "bigrams", "vectors")
 
 _NON_WORD = re.compile(r"\W", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class PassageWords:
+    """The index folder's record of the passages' words (``vocabulary.json``): which words BM25 knows and in how
+    many of the ``passages`` each is printed (an index built before it kept the counts has a bare list of words:
+    every known word then weighs the same where :meth:`MilvusStorage.rarity` is asked)."""
+
+    frequencies: dict[str, int]
+    passages: int
+
+    @classmethod
+    def read(cls, path: Path) -> PassageWords:
+        found = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(found, list):
+            return cls(dict.fromkeys(map(str, found), 0), 0)
+        return cls({str(k): int(v) for k, v in found["frequencies"].items()}, int(found["passages"]))
 
 
 def milvus_token(token: str) -> str:
@@ -152,7 +171,7 @@ class MilvusStorage:
         client: Any,
         info: MilvusInfo,
         chunks: ChunkTable,
-        vocabulary: set[str],
+        vocabulary: PassageWords,
         tokens_of: Callable[[int], list[str]],
         embedded: set[int],
         with_dense: bool = True,
@@ -160,7 +179,8 @@ class MilvusStorage:
         self.client = client
         self._with_dense = with_dense
         self.info = info
-        self._vocabulary = vocabulary
+        self._vocabulary = vocabulary.frequencies
+        self._passages = vocabulary.passages
         self._tokens_of = tokens_of
         document_of, names = chunks.codes("document")  # names sorted, codes 0…
         self._documents = names
@@ -279,6 +299,12 @@ class MilvusStorage:
 
     def knows(self, token: str) -> bool:
         return token in self._vocabulary
+
+    def rarity(self, tokens: list[str]) -> dict[str, float]:
+        known = [t for t in tokens if t in self._vocabulary]
+        if not self._passages:
+            return dict.fromkeys(known, 1.0)
+        return {t: idf(self._passages, self._vocabulary[t]) for t in known}
 
     def held(self, row: int, tokens: set[str]) -> set[str]:
         return tokens & set(self._tokens_of(row))

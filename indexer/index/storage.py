@@ -46,6 +46,10 @@ class Storage(Protocol):
         """Which of ``tokens`` passage ``row`` holds (as BM25 indexed it)."""
         ...
 
+    def rarity(self, tokens: list[str]) -> dict[str, float]:
+        """The BM25 IDF over the passages of each of ``tokens`` that some passage holds."""
+        ...
+
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         """Chunk rows of the table rows best matching ``tokens`` (their own BM25), or None if not indexed."""
         ...
@@ -96,6 +100,9 @@ class LocalStorage:
 
     def held(self, row: int, tokens: set[str]) -> set[str]:
         return self.bm25.held(row, tokens)
+
+    def rarity(self, tokens: list[str]) -> dict[str, float]:
+        return self.bm25.rarity(tokens)
 
     def table_rows(self, tokens: list[str], depth: int, allowed: np.ndarray | None) -> np.ndarray | None:
         return None if self.bm25_rows is None else self.bm25_rows.top_k(tokens, depth, allowed)[0]

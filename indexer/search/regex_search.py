@@ -8,6 +8,7 @@ whole request: matching the passages here and highlighting the matches in the hi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import regex
 
@@ -43,32 +44,57 @@ def regex_budget(pattern: str, seconds: float = REQUEST_BUDGET_S) -> Budget:
     )
 
 
-def count_matches(compiled: regex.Pattern[str], text: str, budget: Budget) -> int:
-    """Non-empty matches in ``text`` (a pattern that can only match empty, such as a lookahead, counts 1 where it
-    matches at all), within the budget."""
+@dataclass
+class Tally:
+    r"""The matches of one regex search: those that hold a letter or digit, and those of separators alone (a bare
+    "," of ``[0-9,]+``, a run of spaces), which every page prints and which say nothing about it."""
+
+    meaningful: int = 0
+    separators: int = 0
+
+    def note(self, pattern: str) -> str | None:
+        """What to say when most matches are separators alone."""
+        if self.separators <= self.meaningful:
+            return None
+        return (
+            f"{self.separators} of the {self.separators + self.meaningful} matches of {shown(pattern)} are only "
+            "separators or spaces (such as a bare ','), which every page prints: make the pattern require a digit "
+            r"or a letter (e.g. \d[\d,.]* rather than [\d,]+); passages with real matches are ranked first"
+        )
+
+
+def count_matches(compiled: regex.Pattern[str], text: str, budget: Budget) -> tuple[int, int]:
+    """(matches that hold a letter or digit, matches of separators or spaces alone) in ``text``; a pattern that can
+    only match empty, such as a lookahead, counts 1 where it matches at all. Within the budget."""
     try:
-        count = 0
+        count = separators = 0
         empty = False
         for match in compiled.finditer(text, timeout=budget.remaining()):
-            if match.end() > match.start():
+            if match.end() <= match.start():
+                empty = True
+            elif any(char.isalnum() for char in match.group()):
                 count += 1
             else:
-                empty = True
-        return count or int(empty)
+                separators += 1
+        return (count or int(empty and not separators)), separators
     except TimeoutError as exc:
         raise budget.exceeded() from exc
 
 
 def regex_matches(
-    pattern: str, rows: Iterable[int], text_of: Callable[[int], str], budget: Budget
+    pattern: str, rows: Iterable[int], text_of: Callable[[int], str], budget: Budget, tally: Tally | None = None
 ) -> list[tuple[int, int]]:
-    """(row, number of matches) for every chunk that matches (``text_of(row)``: its text), most matches first,
-    then in index order."""
+    """(row, number of matches that hold a letter or digit) for every chunk that matches (``text_of(row)``: its
+    text), most matches first, then in index order; a chunk whose only matches are separators (0) comes last.
+    ``tally`` adds up both kinds of match."""
     compiled = compile_pattern(pattern)
     found: list[tuple[int, int]] = []
+    tally = tally if tally is not None else Tally()
     for row in rows:
-        count = count_matches(compiled, text_of(row), budget)
-        if count:
+        count, separators = count_matches(compiled, text_of(row), budget)
+        tally.meaningful += count
+        tally.separators += separators
+        if count or separators:
             found.append((row, count))
     found.sort(key=lambda item: -item[1])
     return found

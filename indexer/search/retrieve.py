@@ -25,11 +25,12 @@ from indexer.core.sections import question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
-from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
+from indexer.search.expand import Variant, content_tokens, expand, judgement_terms, strip_instructions
 from indexer.search.filters import filter_documents
 from indexer.search.fusion import RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
-from indexer.search.regex_search import compile_pattern, regex_budget, regex_matches
+from indexer.search.proximity import proximity_list
+from indexer.search.regex_search import Tally, compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routed_lists import (
     BM25_VARIANTS,
@@ -194,6 +195,12 @@ def _ranked_lists(
     return lists
 
 
+def _reads_proximity(recipe: Recipe, scope: list[str] | None, text: str) -> bool:
+    """Whether the proximity list runs: within one filing (search/proximity.py), not for a judgement question."""
+    single = scope is not None and len(scope) == 1
+    return single and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers and not judgement_terms(text)
+
+
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
     """Whether some document in scope is written in another language than the query (or its language is unknown)."""
     query_language = "zh" if has_cjk(query) else "en"
@@ -238,6 +245,10 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     names = name_tokens(index, scope)
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
     lists = _ranked_lists(index, variants, plan, depth, allowed, recipe, best_rows, names, scoped_names)
+    if _reads_proximity(recipe, scope, text):
+        words = without_names(content_tokens(index.tokenizer.tokenize(text), index.tokenizer), scoped_names)
+        near = proximity_list(index, words, lists, plan.bm25_weight * recipe.proximity_weight, recipe)
+        lists += [near] if near else []
     tokenizer = index.tokenizer
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
@@ -335,10 +346,11 @@ def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters,
     passage = ~index.chunks.of_kind(TABLE_ROW)  # a row's line is in its passage
     rows = np.flatnonzero(passage) if allowed is None else allowed[passage[allowed]]
     budget = regex_budget(pattern)  # one deadline for matching the passages and highlighting the hits
-    matches = regex_matches(pattern, rows.tolist(), index.chunks.text, budget)
+    tally = Tally()
+    matches = regex_matches(pattern, rows.tolist(), index.chunks.text, budget, tally)
     scored = [(float(count), row) for row, count in matches]
     plain = Route("regex", 1.0, 0.0, 1.0)
     hits = [_hit(index, row, score) for score, row in select(index, scored, top_k, recipe.per_page, plain)]
     if recipe.highlights:
         hits = _with_highlights(index, hits, [compile_pattern(pattern)], budget, recipe.max_highlights)
-    return SearchOutcome(hits, scope, plain.kind)
+    return SearchOutcome(hits, scope, plain.kind, tally.note(pattern))
