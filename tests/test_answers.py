@@ -123,6 +123,8 @@ def test_a_long_passage_is_cut_around_the_matched_term() -> None:
     assert box_text(Box(page=3, x0=5.4, top=20.6, x1=30, bottom=60)) == "p.3 [x0 5, top 21, x1 30, bottom 60]"
     # the same whole points as the coordinates structuredContent carries (322.5049 → 322.5 there → 322)
     on_wire = Box(**wire(Box(page=3, x0=322.5049, top=1, x1=2, bottom=3)))
-    assert box_text(Box(page=3, x0=322.5049, top=1, x1=2, bottom=3)) == box_text(on_wire) == (
-        "p.3 [x0 322, top 1, x1 2, bottom 3]"
+    assert (
+        box_text(Box(page=3, x0=322.5049, top=1, x1=2, bottom=3))
+        == box_text(on_wire)
+        == ("p.3 [x0 322, top 1, x1 2, bottom 3]")
     )
