@@ -73,6 +73,13 @@ class PageResult(Page):
         return "\n".join(line.text for line in self.lines)
 
 
+class PageRange(BaseModel):
+    """A short run of pages of one document (get_page's ``pages``), in order, each as get_page gives it alone (cut,
+    if ever, to one page's budget)."""
+
+    pages: list[PageResult]
+
+
 class QuoteLocation(Located):
     """A quote checked against a page: the match and the boxes of the matched text."""
 

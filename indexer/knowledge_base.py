@@ -18,6 +18,7 @@ from indexer.answers import (
     DocumentList,
     Financials,
     Outline,
+    PageRange,
     PageResult,
     QuoteLocation,
     RenderedPage,
@@ -30,6 +31,7 @@ from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
+from indexer.evidence.notes import with_notes
 from indexer.evidence.outline import Section, outline
 from indexer.evidence.page_budget import bounded
 from indexer.evidence.periods import ReportPeriod
@@ -48,6 +50,7 @@ from indexer.index.reader import (
 )
 from indexer.index.store import Manifest
 from indexer.requests import (
+    MAX_PAGES,
     ClaimsRequest,
     FinancialsRequest,
     OutlineRequest,
@@ -80,10 +83,12 @@ class KnowledgeBase:
 
     def __init__(self, index: LoadedIndex, cache_dir: Path | None = None) -> None:
         self._index = index
-        self._outlines: dict[str, list[Section]] = {}
+        self._outlines: dict[str, tuple[list[Section], list[Section]]] = {}  # without and with the notes
         self._lock = threading.Lock()
         facts = FactReader(cache_dir)  # an HTML filing's XBRL facts, kept in cache_dir between runs
-        self._statements = StatementReader(index.folder, facts, self.document, self.page, self.tables, self.outline)
+        self._statements = StatementReader(
+            index.folder, facts, self.document, self.page, self.tables, self._statement_outline
+        )
 
     @classmethod
     def open(
@@ -152,10 +157,22 @@ class KnowledgeBase:
             note=outcome.note,
         )
 
-    def get_page(self, request: PageRequest) -> PageResult:
-        record, cut = bounded(self.page(request.document, request.page))
-        pages = self.document(request.document).pages
-        return PageResult.model_construct(**dict(record), document=request.document, page_count=pages, cut=cut)
+    def get_page(self, request: PageRequest) -> PageResult | PageRange:
+        """One page (``page``), or each page of a short range (``pages``) in order; each page within one page's
+        budget, as alone (``cut`` says what a page too large for one answer leaves out)."""
+        document, (first, last) = request.document, request.span()
+        count = self.document(document).pages
+        if request.pages is not None and last > count:
+            raise NotFoundError(
+                f"pages {first}-{last} are out of range: {document} has {count} page{'s' if count != 1 else ''}: "
+                f"ask for pages within 1-{count}, at most {MAX_PAGES} at a time"
+            )
+        read = [self._page_answer(document, number, count) for number in range(first, last + 1)]
+        return read[0] if request.pages is None else PageRange(pages=read)
+
+    def _page_answer(self, document: str, number: int, count: int) -> PageResult:
+        record, cut = bounded(self.page(document, number))
+        return PageResult.model_construct(**dict(record), document=document, page_count=count, cut=cut)
 
     def locate_quote(self, request: QuoteRequest) -> QuoteLocation:
         document, page = request.document, request.page
@@ -258,12 +275,22 @@ class KnowledgeBase:
         return locate(lambda number: self.page(document, number), meta.pages, page, quote)
 
     def outline(self, document: str) -> list[Section]:
-        """The document's sections from the headings in its body (computed once per document and version)."""
+        """The document's sections from the headings in its body, each note of its notes to the financial
+        statements among them (computed once per document and version)."""
+        return self._outlines_of(document)[1]
+
+    def _statement_outline(self, document: str) -> list[Section]:
+        """The outline the statements are read from: without the notes (evidence/notes.py)."""
+        return self._outlines_of(document)[0]
+
+    def _outlines_of(self, document: str) -> tuple[list[Section], list[Section]]:
         meta = self.document(document)
         with self._lock:
             cached = self._outlines.get(document)
         if cached is None:
-            cached = outline([self.page(document, n).lines for n in range(1, meta.pages + 1)])
+            lines = [self.page(document, n).lines for n in range(1, meta.pages + 1)]
+            sections = outline(lines)
+            cached = (sections, with_notes(lines, sections))
             with self._lock:
                 if len(self._outlines) >= OUTLINES_CACHED:
                     self._outlines.pop(next(iter(self._outlines)))

@@ -4,9 +4,10 @@ KnowledgeBase method that answers it — the CLI builds the same model."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from indexer.core.models import Box
 from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
@@ -38,13 +39,59 @@ MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 _DOCUMENT = "a name from list_documents"
 
 
+MAX_PAGES = 3  # pages one get_page call reads (a table or note that runs onto the next page or two)
+_RANGE = re.compile(r"(?<!\s)\s*+(\d{1,9})\s*+(?:[-\u2013]\s*+(\d{1,9})\s*+)?")
+_RANGE_HELP = f'a page or a range of at most {MAX_PAGES} pages, low to high, such as "33" or "33-35"'
+
+
 class PageRequest(BaseModel):
-    """One page of a document (the arguments of `get_page`)."""
+    """One page of a document, or a short range of pages (the arguments of `get_page`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
-    page: int = Field(description="1-based page number")
+    page: int | None = Field(default=None, description="1-based page number")
+    pages: str | None = Field(default=None, max_length=40, description="'33-35' instead of page")
+
+    @field_validator("pages")
+    @classmethod
+    def _a_short_range(cls, pages: str | None) -> str | None:
+        if pages is not None:
+            _page_span(pages)
+        return pages
+
+    @model_validator(mode="after")
+    def _page_or_pages(self) -> PageRequest:
+        if self.page is not None and self.pages is not None:
+            raise ValueError(f"give page or pages, not both: page for one page (e.g. 33), pages for {_RANGE_HELP}")
+        if self.page is None and self.pages is None:
+            raise ValueError(f"give page (one page, e.g. 33) or pages ({_RANGE_HELP})")
+        return self
+
+    def span(self) -> tuple[int, int]:
+        """The first and last page asked for (``page`` twice for one page)."""
+        return (self.page, self.page) if self.page is not None else _page_span(self.pages or "")
+
+
+def _page_span(pages: str) -> tuple[int, int]:
+    """The first and last page of a range such as "33-35" (or "33"); a ValueError that names the valid form when it is
+    malformed, reversed, starts at 0 or holds more than MAX_PAGES pages."""
+    found = _RANGE.fullmatch(pages)
+    if found is None:
+        raise ValueError(f"write {_RANGE_HELP}")
+    first = int(found[1])
+    last = int(found[2]) if found[2] else first
+    if min(first, last) < 1:
+        raise ValueError(f"pages are numbered from 1: ask for {_RANGE_HELP}")
+    if last < first:
+        example = f"{last}-{min(first, last + MAX_PAGES - 1)}"
+        raise ValueError(
+            f'the range ends before it starts: write it low to high, at most {MAX_PAGES} pages: "{example}"'
+        )
+    if last - first + 1 > MAX_PAGES:
+        example = f"{first}-{first + MAX_PAGES - 1}"
+        raise ValueError(f'that is {last - first + 1} pages: ask for at most {MAX_PAGES} at a time, e.g. "{example}"')
+    return first, last
 
 
 class OutlineRequest(BaseModel):

@@ -18,23 +18,28 @@ from typing import ClassVar
 from pydantic import BaseModel, Field
 
 from indexer.answers import (
-    CatalogueHead,
     ClaimChecks,
-    DocumentList,
     PageResult,
     QuoteLocation,
     SearchHead,
     SearchResult,
 )
-from indexer.core.models import BODY, WIRE_DECIMALS, Box, DocumentMeta, Table, TableRow
+from indexer.core.models import BODY, WIRE_DECIMALS, Box, Table, TableRow, wire_json
 from indexer.evidence.claim_checks import ClaimCheck, ClaimVerdict
 from indexer.search.retrieve import Hit
 from mcp_server.file_text import name_text
+from mcp_server.snippets import matched_passage
 
 SEARCH_TEXT_BUDGET = 6_600  # characters of passages and rows shown for a top-5 search (more hits: MIN_PER_HIT each)
 MIN_PER_HIT = 400
-ROW_CHARS = 300  # the matched table row as text (headers included), cut beyond this
-FIRST_LINE_CHARS = 40  # a survey hit's first line
+ROW_CHARS = 200  # the matched table row as text (headers included), cut beyond this
+HEADER_CHARS = 60  # a column header shown with its cell, at most
+PASSAGE_CHARS = 360  # a hit's matched sentences or rows and its row hint (search is most of what agents read)
+MIN_PASSAGE_CHARS = 160  # … of which the passage keeps at least this
+SURVEY_CHARS = 1_500  # a survey (detail="pages") of 10 hits, in either rendering
+SURVEY_SLACK = 40  # … less this for the escapes a client's JSON may add
+MIN_SURVEY_LINE_CHARS = 24
+SURVEY_LINE_CHARS = 120  # a survey hit's best sentence, at most
 QUOTE_BOXES = 20  # boxes of a quote shown (an ambiguous figure may have many candidates)
 CUT = "…"
 
@@ -75,23 +80,28 @@ class PassageBrief(BaseModel):
 
     built_from: ClassVar[type[BaseModel]] = Hit
     derived: ClassVar[dict[str, str]] = {
-        "document": "source", "page": "source", "kind": "kind", "bbox": "boxes", "row": "table_row",
+        "document": "source", "page": "source", "printed": "source", "kind": "kind", "bbox": "boxes",
+        "row": "table_row",
         "text": "content, highlights",
     }  # fmt: skip
 
     document: str
     page: int = Field(description="1-based page to cite")
+    printed: int | None = Field(description="the page number printed on that page, where it differs")
     section: str | None = Field(description="income_statement, balance_sheet, mdna, notes, … if known")
+    parent_only: bool = Field(description="from a statement or note of the parent company alone, not the group's")
     kind: str | None = Field(description="null for body text; contents, boilerplate (ranked last) or table_row")
     score: float
     weak: bool = Field(description="shares none of the question's key terms: a near miss, not the answer")
     bbox: Box | None = Field(description="one box around the passage's lines (PDF points, top-left origin)")
     row: str | None = Field(description="the table row on the page that best matches the query, with its headers")
-    text: str = Field(description="the passage as printed, cut around the match when long (… marks a cut)")
+    text: str = Field(
+        description="the sentences or rows of the passage that match the query, as printed (… marks what is left out)"
+    )
 
 
 class PagePointer(BaseModel):
-    """A hit in survey mode (``detail="pages"``): where it is, and its first line."""
+    """A hit in survey mode (``detail="pages"``): where it is, and its best sentence."""
 
     built_from: ClassVar[type[BaseModel]] = Hit
     derived: ClassVar[dict[str, str]] = {"document": "source", "page": "source", "line": "content"}
@@ -99,7 +109,7 @@ class PagePointer(BaseModel):
     document: str
     page: int
     section: str | None
-    line: str = Field(description="the first line of the passage found there, cut")
+    line: str = Field(description="the sentence or row of the passage that matches best, cut")
 
 
 class SearchBrief(SearchHead):
@@ -113,16 +123,27 @@ def _row_text(hit: Hit) -> str | None:
     row = hit.table_row
     if row is None:
         return None
-    cells = " | ".join(f"{cell.header}: {cell.text}" if cell.header else cell.text for cell in row.cells)
+    cells = " | ".join(
+        f"{cell.header}: {cell.text}" if cell.header and len(cell.header) <= HEADER_CHARS else cell.text
+        for cell in row.cells
+    )  # a "header" longer than a heading is prose read above the table
     return shortened(f"{row.label} | {cells}" if cells else row.text, ROW_CHARS)
+
+
+def page_citation(page: int, printed: int | None) -> str:
+    """'p.160', or 'p.160, printed 158' where the page prints another number (cite the PDF page)."""
+    return f"p.{page}" + (f", printed {printed}" if printed is not None else "")
 
 
 def passage_head(rank: int, brief: PassageBrief) -> str:
     """A hit's first line in the text: rank, citation, section and kind, score."""
     section = name_text(brief.section) if brief.section else None
-    labels = [label for label in (section, brief.kind, "WEAK: shares no key term" if brief.weak else None) if label]
+    parent = "parent company" if brief.parent_only else None
+    labels = [
+        label for label in (section, parent, brief.kind, "WEAK: shares no key term" if brief.weak else None) if label
+    ]
     return (
-        f"[{rank}] {name_text(brief.document)} p.{brief.page}"
+        f"[{rank}] {name_text(brief.document)} {page_citation(brief.page, brief.printed)}"
         + "".join(f" · {label}" for label in labels)
         + (f" · score {brief.score:.4f}")
     )
@@ -140,7 +161,9 @@ def _passage(rank: int, hit: Hit, budget: int) -> PassageBrief:
     brief = PassageBrief(
         document=hit.document,
         page=hit.page,
+        printed=hit.source.printed_page,
         section=hit.section,
+        parent_only=hit.parent_only,
         kind=hit.kind if hit.kind != BODY else None,
         score=round(hit.score, 4),
         weak=hit.weak,
@@ -148,26 +171,36 @@ def _passage(rank: int, hit: Hit, budget: int) -> PassageBrief:
         row=_row_text(hit),
         text="",
     )
-    used = len(passage_head(rank, brief)) + 1
-    used += len(f"box: {box_text(brief.bbox)}") + 1 if brief.bbox else 0
-    used += len(f"row: {brief.row}") + 1 if brief.row else 0
-    first = hit.highlights[0].text if hit.highlights else None
-    brief.text = shortened(hit.content, max(budget - used, MIN_PER_HIT // 2), around=first)
+    room = min(budget, PASSAGE_CHARS) - (len(brief.row) if brief.row else 0)
+    brief.text = matched_passage(hit.content, _terms(hit), max(room, MIN_PASSAGE_CHARS))
     return brief
 
 
-def _pointer(hit: Hit) -> PagePointer:
-    first = next((line for line in hit.content.splitlines() if line.strip()), "")
-    return PagePointer(
-        document=hit.document, page=hit.page, section=hit.section, line=shortened(first, FIRST_LINE_CHARS)
-    )
+def _terms(hit: Hit) -> list[str]:
+    """The query's terms and figures as the passage prints them (its highlights)."""
+    return list(dict.fromkeys(h.text for h in hit.highlights))
+
+
+def _pointer(hit: Hit, limit: int) -> PagePointer:
+    line = matched_passage(hit.content, _terms(hit), limit).replace("\n", " ")
+    return PagePointer(document=hit.document, page=hit.page, section=hit.section, line=line)
+
+
+def _survey_line_chars(result: SearchResult) -> int:
+    """What each survey line's sentence may hold so that the survey fits SURVEY_CHARS in either rendering (its
+    structuredContent, the larger, counted without the sentences), at most SURVEY_LINE_CHARS."""
+    hits = result.hits
+    bare = [PagePointer(document=h.document, page=h.page, section=h.section, line="") for h in hits]
+    head = SearchBrief(**result.model_dump(include=set(SearchHead.model_fields)), hits=bare)
+    room = SURVEY_CHARS - SURVEY_SLACK - len(wire_json(head))
+    return max(min(SURVEY_LINE_CHARS, room // max(len(hits), 1)), MIN_SURVEY_LINE_CHARS)
 
 
 def search_brief(result: SearchResult, survey: bool = False) -> SearchBrief:
     hits = result.hits
     per_hit = max(SEARCH_TEXT_BUDGET // max(len(hits), 1), MIN_PER_HIT)
     shown: list[PassageBrief] | list[PagePointer] = (
-        [_pointer(hit) for hit in hits]
+        [_pointer(hit, _survey_line_chars(result)) for hit in hits]
         if survey
         else [_passage(rank, hit, per_hit) for rank, hit in enumerate(hits, start=1)]
     )
@@ -270,67 +303,6 @@ def quote_brief(found: QuoteLocation) -> QuoteBrief:
         bboxes=found.boxes[:QUOTE_BOXES],
         boxes_total=len(found.boxes),
     )
-
-
-# --- documents ---------------------------------------------------------------------------------------------------
-
-
-class DocumentBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = DocumentMeta
-    derived: ClassVar[dict[str, str]] = {
-        "period": "period, year", "broker": "broker, rating", "not_searchable": "pages_without_text, pages_unreadable",
-        "ocr_pages": "pages_ocr", "unconfirmed": "company_verified, form_verified, period_end_verified",
-    }  # fmt: skip
-
-    document: str
-    company: str | None
-    form: str | None
-    period: str | None
-    language: str | None
-    pages: int
-    broker: str | None = Field(description="a research note's broker and rating")
-    not_searchable: int = Field(description="pages without a usable text layer")
-    ocr_pages: int
-    semantic_ready: bool = Field(description="embedded: found by meaning as well as by words")
-    unconfirmed: list[str] = Field(
-        default_factory=list, description="company, form or period_end: read once, not confirmed by a second place"
-    )
-
-
-class DocumentsBrief(CatalogueHead):
-    built_from: ClassVar[type[BaseModel]] = DocumentList
-    derived: ClassVar[dict[str, str]] = {"documents": "documents"}
-
-    documents: list[DocumentBrief]
-
-
-def document_brief(meta: DocumentMeta) -> DocumentBrief:
-    return DocumentBrief(
-        document=meta.document,
-        company=meta.company,
-        form=meta.form,
-        period=meta.period or (str(meta.year) if meta.year else None),
-        language=meta.language,
-        pages=meta.pages,
-        broker=f"{meta.broker} {meta.rating or ''}".strip() if meta.broker else None,
-        not_searchable=len(meta.pages_without_text) + len(meta.pages_unreadable),
-        ocr_pages=len(meta.pages_ocr),
-        semantic_ready=meta.semantic_ready,
-        unconfirmed=[
-            field
-            for field, verified in (
-                ("company", meta.company_verified),
-                ("form", meta.form_verified),
-                ("period_end", meta.period_end_verified),
-            )
-            if verified is False and getattr(meta, field)
-        ],
-    )
-
-
-def documents_brief(listing: DocumentList) -> DocumentsBrief:
-    documents = [document_brief(meta) for meta in listing.documents]
-    return DocumentsBrief(**listing.model_dump(include=set(CatalogueHead.model_fields)), documents=documents)
 
 
 # --- claims ------------------------------------------------------------------------------------------------------

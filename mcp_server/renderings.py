@@ -21,6 +21,7 @@ from indexer.answers import (
     DocumentList,
     Financials,
     Outline,
+    PageRange,
     PageResult,
     QuoteLocation,
     RenderedPage,
@@ -30,8 +31,6 @@ from indexer.core.models import wire, wire_json
 from indexer.evidence.section_text import SectionText
 from mcp_server.briefs import (
     ClaimsBrief,
-    DocumentBrief,
-    DocumentsBrief,
     PagePointer,
     PassageBrief,
     QuoteBrief,
@@ -39,13 +38,14 @@ from mcp_server.briefs import (
     TableBrief,
     box_text,
     claims_brief,
-    documents_brief,
     page_brief,
     passage_head,
     quote_brief,
     search_brief,
 )
+from mcp_server.catalogue_briefs import DocumentBrief, DocumentsBrief, documents_brief
 from mcp_server.file_text import name_text
+from mcp_server.page_briefs import PagesBrief, pages_brief
 from mcp_server.statement_briefs import financials_brief, financials_text
 
 FULL_ANSWER_CHARS = 600_000  # one detail="full" answer's JSON (the largest dev page's is 130,000)
@@ -108,7 +108,8 @@ def table_text(number: int, table: TableBrief) -> str:
     return "\n".join(lines)
 
 
-def page_text(page: PageResult, tables: list[TableBrief]) -> str:
+def page_text(page: PageResult, tables: list[TableBrief], head: str | None = None) -> str:
+    """The page's head (``head``, or its document, number and size), its text, then its tables as rows."""
     flags = [
         flag
         for flag, on in (
@@ -118,7 +119,8 @@ def page_text(page: PageResult, tables: list[TableBrief]) -> str:
         )
         if on
     ]
-    head = f"{name_text(page.document)} p.{page.number} of {page.page_count} ({page.width:.0f}×{page.height:.0f} pt)"
+    size = f"({page.width:.0f}×{page.height:.0f} pt)"
+    head = head or f"{name_text(page.document)} p.{page.number} of {page.page_count} {size}"
     parts = [head + (f" · {'; '.join(flags)}" if flags else ""), page.text]
     if page.cut:
         parts.insert(1, f"CUT: {page.cut}")
@@ -126,6 +128,20 @@ def page_text(page: PageResult, tables: list[TableBrief]) -> str:
         parts.append(f"Tables on this page ({len(tables)}), as rows:")
         parts.extend(table_text(n, table) for n, table in enumerate(tables, start=1))
     return "\n\n".join(parts)
+
+
+def pages_text(result: PageRange, brief: PagesBrief) -> str:
+    """A range of pages: one line naming them, then each page as :func:`page_text` writes it, headed [p.N]."""
+    first, last = result.pages[0], result.pages[-1]
+    span = f"p.{first.number}" + (f"–{last.number}" if last.number > first.number else "")
+    head = f"{name_text(first.document)} {span} of {first.page_count}, each page headed [p.N]"
+    return "\n\n".join(
+        [head]
+        + [
+            page_text(page, shown.tables, f"[p.{page.number}] ({page.width:.0f}×{page.height:.0f} pt)")
+            for page, shown in zip(result.pages, brief.pages, strict=True)
+        ]
+    )
 
 
 def quote_text(found: QuoteBrief) -> str:
@@ -145,7 +161,8 @@ def quote_text(found: QuoteBrief) -> str:
 
 
 def _document_line(doc: DocumentBrief) -> str:
-    facts = [doc.company, doc.form, doc.period, doc.language, doc.broker]
+    company = doc.names[0] + (f" ({' / '.join(doc.names[1:])})" if len(doc.names) > 1 else "") if doc.names else None
+    facts = [company, doc.form, doc.period, doc.language, doc.broker]
     line = f"- {name_text(doc.document)}: " + " · ".join(name_text(f) for f in facts if f) + f" · {doc.pages} pages"
     if doc.not_searchable:
         line += f" ({doc.not_searchable} not searchable)"
@@ -174,13 +191,19 @@ def rendered_text(info: RenderedPage) -> str:
     return line if info.quote is None else f"{line}\n{quote_text(quote_brief(info.quote))}"
 
 
+NOTE_TITLE_CHARS = 70  # a note's title in the outline's text (a heading run into the next column's text is longer)
+
+
 def outline_text(result: Outline) -> str:
     if not result.sections:
         return f"{name_text(result.document)}: no Part/Item, 节 or statement headings found; read it with get_page."
-    lines = [f"{name_text(result.document)}: {len(result.sections)} sections (read one with read_section and its key)"]
+    notes = sum(section.kind == "note" for section in result.sections)
+    counted = f"{len(result.sections) - notes} sections" + (f" and {notes} notes" if notes else "")
+    lines = [f"{name_text(result.document)}: {counted} (read one with read_section and its key)"]
     for section in result.sections:
         pages = f"p.{section.page_start}" + (f"–{section.page_end}" if section.page_end > section.page_start else "")
-        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {name_text(section.title)} · {pages}")
+        title = name_text(section.title[:NOTE_TITLE_CHARS] if section.kind == "note" else section.title)
+        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {title} · {pages}")
     return "\n".join(lines)
 
 
@@ -224,6 +247,7 @@ def _itself(result: BaseModel, detail: str) -> BaseModel:
 FORMS: dict[type[BaseModel], _Form] = {
     SearchResult: _Form(lambda r, detail: search_brief(r, survey=detail == "pages"), lambda r, b: search_text(b)),
     PageResult: _Form(lambda r, detail: page_brief(r), lambda r, b: page_text(r, b.tables)),
+    PageRange: _Form(lambda r, detail: pages_brief(r), pages_text),
     QuoteLocation: _Form(lambda r, detail: quote_brief(r), lambda r, b: quote_text(b)),
     DocumentList: _Form(lambda r, detail: documents_brief(r), lambda r, b: documents_text(b)),
     Financials: _Form(lambda r, detail: financials_brief(r), lambda r, b: financials_text(b)),
@@ -240,22 +264,25 @@ def answer_parts(result: BaseModel, detail: str) -> tuple[str, dict[str, Any]]:
     form = FORMS.get(type(result), _AS_JSON)
     brief = form.brief(result, detail)
     structured = wire(brief)
+    answers = len(result.pages) if isinstance(result, PageRange) else 1  # a range: each page one answer's budget
     if detail == "full":
         whole = wire_json(result)
-        if len(whole) <= FULL_ANSWER_CHARS:
+        if len(whole) <= FULL_ANSWER_CHARS * answers:
             if brief is not result:
                 structured["full"] = wire(result)
             return whole, structured
         over = (
-            f"NOTE: the full answer ({len(whole):,} characters) is over the {FULL_ANSWER_CHARS:,} one answer holds; "
-            "the compact one follows. Ask for less (one page, fewer claims, a lower limit) for every box.\n"
+            f"NOTE: the full answer ({len(whole):,} characters) is over the {FULL_ANSWER_CHARS * answers:,} one answer "
+            "holds; the compact one follows. Ask for less (one page, fewer claims, a lower limit) for every box.\n"
         )
-        return over + _bounded(form.text(result, brief)), structured
-    return _bounded(form.text(result, brief)), structured
+        return over + _bounded(form.text(result, brief), answers), structured
+    return _bounded(form.text(result, brief), answers), structured
 
 
-def _bounded(text: str) -> str:
-    """A compact text within its budget (the tools bound what they return; this is the last guard)."""
-    if len(text) <= COMPACT_ANSWER_CHARS:
+def _bounded(text: str, answers: int = 1) -> str:
+    """A compact text within its budget (the tools bound what they return; this is the last guard); ``answers``
+    times that for a range of pages."""
+    limit = COMPACT_ANSWER_CHARS * answers
+    if len(text) <= limit:
         return text
-    return f"{text[:COMPACT_ANSWER_CHARS]}\n[cut at {COMPACT_ANSWER_CHARS:,} of {len(text):,} characters: ask for less]"
+    return f"{text[:limit]}\n[cut at {limit:,} of {len(text):,} characters: ask for less]"

@@ -103,3 +103,18 @@ def output_schema(model: type[BaseModel], full: type[BaseModel] | None = None) -
         whole["description"] = 'the whole result, with every box and cell: only with detail="full"'
         schema["properties"]["full"] = whole
     return lean(compress_schema(schema, prune_titles=True))
+
+
+def either(*schemas: dict[str, Any]) -> dict[str, Any]:
+    """One output schema for a result of one of several shapes (get_page: a page, or a range of pages): an object
+    that is any of ``schemas``, their definitions shared (a name stands for the same model in each); one schema is
+    itself."""
+    if len(schemas) == 1:
+        return schemas[0]
+    defs: dict[str, Any] = {}
+    shapes = []
+    for schema in schemas:
+        shape = dict(schema)
+        defs.update(shape.pop("$defs", {}))
+        shapes.append(shape)
+    return {"type": "object", "anyOf": shapes, "$defs": defs}

@@ -20,6 +20,7 @@ from indexer.answers import (
     DocumentList,
     Financials,
     Outline,
+    PageRange,
     PageResult,
     QuoteLocation,
     RenderedPage,
@@ -44,10 +45,12 @@ from indexer.requests import (
 from indexer.search.request import SearchRequest
 from mcp_server.argument_errors import PlainArgumentErrors
 from mcp_server.auth import SharedTokenVerifier
-from mcp_server.briefs import ClaimsBrief, DocumentsBrief, PageBrief, QuoteBrief, SearchBrief
+from mcp_server.briefs import ClaimsBrief, PageBrief, QuoteBrief, SearchBrief
+from mcp_server.catalogue_briefs import DocumentsBrief
 from mcp_server.coverage import coverage, coverage_line
 from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
+from mcp_server.page_briefs import PagesBrief
 from mcp_server.prompts import due_diligence
 from mcp_server.renderings import SEARCH_DETAIL, rendered_text
 from mcp_server.settings import ServerSettings
@@ -132,16 +135,16 @@ TOOLS = (
     ),
     Declared(
         "get_page",
-        "Read one whole page: its text and its tables as rows (detail='full': every line's box). Read a hit's page "
-        "before quoting it.",
+        "Read a whole page, or up to 3 in a row (pages): its text and tables as rows.",
         PageBrief,
         request=PageRequest,
         full=PageResult,
+        or_else=(PagesBrief, PageRange),
     ),
     Declared(
         "get_outline",
         "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements "
-        "and notes, each with its pages and a `key` for read_section.",
+        "and each note, each with its pages and a `key` for read_section.",
         Outline,
         request=OutlineRequest,
     ),

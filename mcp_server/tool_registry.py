@@ -28,7 +28,7 @@ from indexer.core.errors import FilingsError
 from indexer.knowledge_base import KnowledgeBase
 from mcp_server.loader import IndexLoader
 from mcp_server.renderings import DETAIL, DetailArgument, answer_parts
-from mcp_server.schemas import input_schema, output_schema
+from mcp_server.schemas import either, input_schema, output_schema
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -45,8 +45,9 @@ class Declared:
     """One tool: ``name`` is the KnowledgeBase method that answers it, ``request`` the model that method takes (None:
     it takes none), ``output`` the model of the structured content (a brief, whose whole result ``full`` is, under
     ``full``, with detail="full"), ``detail`` the forms the caller may ask for (None: the tool takes no detail),
-    ``answer`` how the method's result becomes the tool's, and whether the description ends with what the loaded
-    index covers."""
+    ``answer`` how the method's result becomes the tool's, whether the description ends with what the loaded
+    index covers, and ``or_else``: the brief and full model of the result's other shape, where it has one (get_page:
+    one page, or a range of pages)."""
 
     name: str
     description: str
@@ -56,6 +57,7 @@ class Declared:
     detail: DetailArgument | None = DETAIL
     with_coverage: bool = False
     answer: Callable[[Any, str], ToolResult] = compact_or_full
+    or_else: tuple[type[BaseModel], type[BaseModel]] | None = None
 
 
 class _NoArguments(BaseModel):
@@ -116,11 +118,14 @@ def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
             raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
         return declared.answer(result, getattr(call, "detail", "compact"))
 
+    shapes = [output_schema(declared.output, declared.full)]
+    if declared.or_else is not None:
+        shapes.append(output_schema(*declared.or_else))
     return RequestTool(
         name=declared.name,
         description=f"{declared.description}\n{covers}" if declared.with_coverage else declared.description,
         parameters=arguments_schema(model),
-        output_schema=output_schema(declared.output, declared.full),
+        output_schema=either(*shapes),
         annotations=READ_ONLY,
         arguments_model=model,
         respond=respond,

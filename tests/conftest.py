@@ -102,6 +102,14 @@ def docs_folder(folder: Path, *pdfs: Path) -> Path:
     return folder
 
 
+def words_only_kb(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path, *pdfs: Path) -> KnowledgeBase:
+    """A words-only index of ``pdfs`` (real filings cut to a few pages), built once per module that asks for it."""
+    docs = docs_folder(tmp_path_factory.mktemp("docs"), *pdfs)
+    index = tmp_path_factory.mktemp("index") / "index"
+    build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
+    return KnowledgeBase.open(index, cache_dir, with_embedder=False)
+
+
 def kill_when(process: subprocess.Popen[Any], caught: Callable[[], bool], what: str, wait_s: float = 240) -> None:
     """``kill -9`` ``process`` as soon as ``caught()`` holds; fails if it ended first (the moment was missed)."""
     try:

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
+from indexer.core.folios import read_folios
 from indexer.core.models import Box, Line, Span
 from indexer.evidence.contents import contents_entries
-from indexer.evidence.folios import read_folios
 from indexer.evidence.outline import outline
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser

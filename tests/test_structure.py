@@ -67,7 +67,12 @@ def test_no_function_is_a_module() -> None:
 
 
 MAX_SHARED_FIELDS = 4  # a page locator (document, page, page_width, page_height) recurs in unrelated records
-BRIEF_MODULES = ("mcp_server.briefs", "mcp_server.statement_briefs")
+BRIEF_MODULES = (
+    "mcp_server.briefs",
+    "mcp_server.statement_briefs",
+    "mcp_server.page_briefs",
+    "mcp_server.catalogue_briefs",
+)
 
 
 def _models() -> list[type]:

@@ -33,7 +33,7 @@ def _page_labels() -> set[str]:
     return (
         {label for label, _ in tables}
         | set(sections.STATEMENT_LABELS)
-        | {"notes", "certification", "signatures", "exhibits"}
+        | {"notes", "certification", "signatures", "exhibits", sections.GLOSSARY}
     )
 
 

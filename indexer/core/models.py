@@ -286,6 +286,11 @@ class DocumentMeta(BaseModel):
     target_price: float | None = Field(default=None, description="target price on the note's cover")
     price: float | None = Field(default=None, description="share price on the note's cover")
     source_format: str = Field(default="pdf", description="pdf, or html (served as the PDF it was converted to)")
+    folios: list[tuple[int, int, int]] = Field(
+        default_factory=list,
+        description="the page numbers it prints, as runs (first PDF page, last PDF page, PDF page minus the number "
+        "printed on it): a hit names both when they differ",
+    )
     cik: str | None = Field(default=None, description="SEC Central Index Key (EDGAR downloads)")
     filing_date: str | None = Field(default=None, description="date filed with the SEC (EDGAR downloads)")
     accession: str | None = Field(default=None, description="SEC accession number (EDGAR downloads)")
@@ -299,6 +304,7 @@ class DocumentMeta(BaseModel):
 # The kinds of chunk, each named once: a passage of body text, a contents page's, boilerplate (certifications,
 # exhibit indexes, legal notices), and a table row indexed apart.
 BODY, CONTENTS, BOILERPLATE, TABLE_ROW = "body", "contents", "boilerplate", "table_row"
+GLOSSARY = "glossary"  # a page that defines terms: ranked below the pages that report or explain, unless asked
 
 
 class StoredChunk(BaseModel):

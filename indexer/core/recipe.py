@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from indexer.core.models import BODY, BOILERPLATE, CONTENTS
+from indexer.core.models import BODY, BOILERPLATE, CONTENTS, GLOSSARY
 
 Retriever = Literal["bm25", "dense"]
 # The kinds of question search/routing.py tells apart, each with its row of `routes`.
@@ -90,8 +90,9 @@ class Recipe(BaseModel):
         "terms with the question is shown (a long table title can rank every row of its table above the answer)",
     )
     demotion: dict[str, float] = Field(
-        default={BOILERPLATE: 0.3, CONTENTS: 0.3, BODY: 1.0},
-        description="share of its fused score a chunk of this kind keeps (real passages rank first)",
+        default={BOILERPLATE: 0.3, CONTENTS: 0.3, GLOSSARY: 0.3, BODY: 1.0},
+        description="share of its fused score a chunk of this kind keeps (real passages rank first; a glossary "
+        "page keeps it all when the question asks what a term means: its route)",
     )
     other_document: float = Field(
         default=0.6, description="share kept by chunks outside the filings a question points at (other year, form)"

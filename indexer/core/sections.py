@@ -115,6 +115,17 @@ _CERTIFICATION = re.compile(
     r"\bhereby\s+certif(?:y|ies)\b|\bcertif(?:y|ies),?\s+pursuant\s+to\b"
 )
 _CERTIFICATION_LAW = re.compile(r"sarbanes[- ]oxley|rule\s+1[35][ad]-14|section\s+(?:302|906|1350)", re.I)
+# A page of definitions: headed as a glossary or a list of abbreviations or defined terms (a 年报's 释义), with few
+# figures; a 年报's 释义 lists "term 指 meaning" lines.
+GLOSSARY = "glossary"
+_GLOSSARY_TITLE = re.compile(
+    r"^(?:glossary(?:\s+of\s+(?:terms|abbreviations))?|definitions?(?:\s+and\s+abbreviations)?|defined\s+terms|"
+    r"abbreviations(?:\s+and\s+(?:acronyms|definitions))?|(?:list\s+of\s+)?(?:abbreviations|acronyms)|释\s*义)$",
+    re.I,
+)
+_DEFINES = re.compile(r"\s指\s")
+_FIGURE_LINE = re.compile(r"(?<![\d,])\d[\d,]*+\.\d|(?<![\d,])\d{1,3}(?:,\d{3})+")  # from a run's first digit
+GLOSSARY_TITLE_LINES = 6  # the title is among a page's first lines
 _SIGNATURES = re.compile(r"^signatures?$", re.I)
 _SIGNED = re.compile(r"pursuant to the requirements of|duly (?:caused|authorized)", re.I)
 _EXHIBIT_LINE = re.compile(r"^\d{1,3}(?:\.\d{1,3}){1,2}[*†#]*\s+\S|^10[1-4]\.(?:INS|SCH|CAL|DEF|LAB|PRE)\b", re.I)
@@ -157,6 +168,28 @@ def boilerplate_page(texts: list[str]) -> str | None:
     ):
         return "exhibits"
     return None
+
+
+@functools.cache
+def _parent() -> re.Pattern[str]:
+    return re.compile(vocabulary().statement_titles.parent, re.I)
+
+
+def parent_only(title: str | None) -> bool:
+    """Whether a statement's or note's title makes it the parent company's alone (母公司资产负债表, "Parent
+    Company Balance Sheets"), not the group's: the vocabulary's ``statement_titles.parent``."""
+    return bool(title) and bool(_parent().search(" ".join(title.split())))  # type: ignore[union-attr]
+
+
+def glossary_page(texts: list[str]) -> bool:
+    """Whether a page defines terms: a glossary, definitions or abbreviations title among its first lines and few
+    figures, and on a page of Chinese definitions ("term 指 meaning") most lines defining."""
+    lines = [" ".join(t.split()) for t in texts if t.strip()]
+    if len(lines) < 5 or sum(1 for t in lines if _FIGURE_LINE.search(t)) > 0.2 * len(lines):
+        return False
+    titled = any(_GLOSSARY_TITLE.match(_NUMBERING.sub("", t)) for t in lines[:GLOSSARY_TITLE_LINES])
+    chinese = sum(1 for t in lines if CJK.search(t)) > len(lines) / 2
+    return titled and (not chinese or sum(1 for t in lines if _DEFINES.search(t)) >= 0.4 * len(lines))
 
 
 _NUMBERING = re.compile(

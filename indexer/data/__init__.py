@@ -37,6 +37,7 @@ def digests() -> dict[str, str]:
         for entry in sorted(files.iterdir(), key=lambda e: e.name)
         if entry.name.endswith((".txt", ".toml"))
     }
-    words = vocabulary().model_dump(include={"statement_titles", "statements"})
+    # what labels pages at index time (the parent company's titles are read at query time, from a page's heading)
+    words = vocabulary().model_dump(include={"statement_titles": {"before", "before_zh"}, "statements": True})
     found[STATEMENTS] = hashlib.sha256(json.dumps(words, sort_keys=True).encode()).hexdigest()[:16]
     return found

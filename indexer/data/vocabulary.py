@@ -81,6 +81,7 @@ class StatementTitles(_Entry):
 
     before: Pattern
     before_zh: Pattern
+    parent: Pattern = Field(description="a title that makes a statement or note the parent company's alone")
 
 
 class StatementEntry(_Entry):

@@ -1,5 +1,5 @@
 """Sections from a filing's own table of contents: each entry's printed page resolved to a PDF page through the
-folios (evidence/folios.py), and kept only where that page, or the one beside it, prints the entry's heading.
+folios (core/folios.py), and kept only where that page, or the one beside it, prints the entry's heading.
 
 A contents page lists titles with page numbers ("Directors' report ........ 45", "45 Directors' report"); it is
 never a section start itself. An entry whose heading is printed nowhere near its page is dropped: a contents page
@@ -13,9 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import pairwise
 
+from indexer.core.folios import Folios
 from indexer.core.models import Line
 from indexer.core.text import normal_words
-from indexer.evidence.folios import Folios
 
 CONTENTS_PAGES = 12  # a report's contents are within its first pages
 CONTENTS_ENTRIES = 3  # lines ending (or starting) in a page number that make a page a contents page

@@ -17,11 +17,11 @@ from functools import cache
 
 from pydantic import BaseModel, Field
 
+from indexer.core.folios import read_folios
 from indexer.core.models import Line
 from indexer.core.text import ENDS_WITH_PAGE_REF, normal_words
 from indexer.data.vocabulary import vocabulary
 from indexer.evidence.contents import contents_starts
-from indexer.evidence.folios import read_folios
 from indexer.evidence.statement_content import concepts_on, page_kind
 
 _PART = re.compile(r"^PART\s+(IV|I{1,3})\b(?![,;])[\s.:—–-]*(.*)$", re.I)  # "Part I, Item 1A …" is a reference
@@ -62,13 +62,17 @@ class Section(BaseModel):
     """One heading of the outline and the pages its section spans."""
 
     title: str = Field(description="the heading as printed, e.g. 'Item 7. Management's Discussion and Analysis …'")
-    level: int = Field(description="1 Part / 节, 2 Item (or a statement in a 年报), 3 a statement inside an Item")
+    level: int = Field(
+        description="1 Part / 节, 2 Item (or a statement in a 年报), 3 a statement inside an Item; a note one level "
+        "below its notes"
+    )
     page_start: int
     page_end: int
     kind: str = Field(
-        description="part, item, chapter (节), report (an annual report's own section), statement or notes"
+        description="part, item, chapter (节), report (an annual report's own section), statement, notes (or a "
+        "part of a 年报's 附注) or note (one note to the financial statements)"
     )
-    key: str = Field(description="what read_section accepts for it: '7', '1A', 'II', '第十节', 'balance_sheet'…")
+    key: str = Field(description="what read_section accepts: '7', '1A', 'II', '第十节', 'balance_sheet', 'note_8'…")
     line: int = Field(default=0, exclude=True, description="the heading's line among the page's body lines")
 
 

@@ -13,6 +13,7 @@ from indexer.core.text import normal_words
 from indexer.evidence.outline import Section
 
 SECTION_CHARS = 12_000  # characters of text read_section returns per call
+NOTE_RUNS = 12  # runs of note keys an unknown section's error lists
 
 
 def find_section(sections: list[Section], wanted: str) -> int:
@@ -26,21 +27,52 @@ def find_section(sections: list[Section], wanted: str) -> int:
     for i, section in enumerate(sections):
         if query and query in normal_words(section.title):
             return i
-    listed = ", ".join(f"{s.key} ({s.title[:40]})" for s in sections[:40]) or "none found"
-    raise NotFoundError(f"no section {shown(wanted)} in this document; its sections: {listed}")
+    listed = ", ".join(f"{s.key} ({s.title[:40]})" for s in [s for s in sections if s.kind != "note"][:40])
+    notes = note_keys(sections)
+    raise NotFoundError(
+        f"no section {shown(wanted)} in this document; its sections: {listed or 'none found'}"
+        + (f"; its notes: {notes}" if notes else "")
+    )
+
+
+def note_keys(sections: list[Section], most: int = NOTE_RUNS) -> str:
+    """The notes' keys in short: 'note_1–19, note_21–25, parent_note_1–6' (at most ``most`` runs)."""
+    numbers: dict[str, list[int]] = {}
+    for section in sections:
+        prefix, _, digits = section.key.rpartition("_")
+        if section.kind == "note" and prefix and digits.isdigit():
+            numbers.setdefault(prefix, []).append(int(digits))
+    runs: list[str] = []
+    for prefix, found_numbers in numbers.items():
+        start = previous = found_numbers[0]
+        for number in [*found_numbers[1:], None]:
+            if number is not None and number == previous + 1:
+                previous = number
+                continue
+            runs.append(f"{prefix}_{start}" + (f"–{previous}" if previous > start else ""))
+            if number is not None:
+                start = previous = number
+    return ", ".join(runs[:most]) + (", …" if len(runs) > most else "")
 
 
 def section_lines(pages: list[list[Line]], sections: list[Section], position: int) -> list[tuple[int, Line]]:
     """(page, line) of the section's text: from its heading to the next heading at its level or above."""
     section = sections[position]
-    following = next((s for s in sections[position + 1 :] if s.level <= section.level), None)
+    following = next(
+        (s for s in sections[position + 1 :] if s.level <= section.level and not _same_start(s, section)), None
+    )  # two notes whose headings share a line (two columns run together) both read on to the next one
     out: list[tuple[int, Line]] = []
-    for number in range(section.page_start, (following.page_start if following else len(pages)) + 1):
+    last = min(following.page_start if following else len(pages), len(pages))  # a heading atop a page ends before it
+    for number in range(section.page_start, last + 1):
         body = [line for line in pages[number - 1] if not line.furniture]
         start = section.line if number == section.page_start else 0
         stop = following.line if following is not None and number == following.page_start else len(body)
         out.extend((number, line) for line in body[start:stop])
     return out
+
+
+def _same_start(one: Section, other: Section) -> bool:
+    return (one.page_start, one.line) == (other.page_start, other.line)
 
 
 class SectionText(BaseModel):

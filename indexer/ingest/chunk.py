@@ -208,7 +208,8 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
 
 def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
     """All chunks of a document, each page's passages followed by its table rows, labelled with the part of the
-    filing their page belongs to (ingest/page_labels.py); certification, signature and exhibit pages are boilerplate."""
+    filing their page belongs to (ingest/page_labels.py); certification, signature and exhibit pages are
+    boilerplate, pages of definitions glossary."""
     chunks: list[Chunk] = []
     for page, label in zip(pages, page_labels(pages), strict=True):
         if page.unreadable:
@@ -218,8 +219,8 @@ def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: Chu
             continue
         page_chunks = chunk_page(document, doc_sha, page, settings, label.section)
         update: dict[str, object] = {"heading": label.heading} if label.heading else {}
-        if label.boilerplate:
-            update["kind"] = BOILERPLATE
+        if label.kind:
+            update["kind"] = label.kind
         if update:
             page_chunks = [c.model_copy(update=update) for c in page_chunks]
         chunks.extend(page_chunks)

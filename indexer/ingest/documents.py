@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.core.errors import DocumentError, FilingsError
+from indexer.core.folios import folio_runs, read_folios
 from indexer.core.models import Chunk, DocumentMeta, Page
 from indexer.index.store import Failure, pdf_file, read_manifest, read_pages, sha256_file
 from indexer.ingest import metadata
@@ -178,6 +179,7 @@ def _described(
         pages_unreadable=[p.number for p in pages if p.unreadable],
         pages_ocr=[p.number for p in pages if p.ocr],
         source_format="html" if is_html(source.path) else "pdf",
+        folios=folio_runs(read_folios([page.lines for page in pages])),
         **(metadata.describe(name, pages) | _edgar_fields(source, known)),  # type: ignore[arg-type]
     )
     chunks = chunk_document(name, sha, pages, settings.chunking)

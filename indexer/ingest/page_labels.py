@@ -6,15 +6,26 @@ section's kind or title (core/sections.py). Inside a section, a sub-heading that
 (a segment note, income taxes, legal proceedings, executive officers, employees) labels the pages from it to the
 next sub-heading; a numbered note about something else ends the topic. Pages no outline section covers (an
 earnings release, a broker's note) take the first known heading on the page, carried over as before.
-Certifications, signatures and exhibit indexes are recognised by their own text and marked boilerplate.
+Certifications, signatures and exhibit indexes are recognised by their own text and marked boilerplate; a page of
+definitions (a glossary, a list of abbreviations, a 年报's 释义) is labelled and marked glossary.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexer.core.models import Page
-from indexer.core.sections import LONG_SECTIONS, NUMBERED, boilerplate_page, find_heading, title_label, topic_heading
+from indexer.core.models import BOILERPLATE, Page
+from indexer.core.models import GLOSSARY as GLOSSARY_KIND
+from indexer.core.sections import (
+    GLOSSARY,
+    LONG_SECTIONS,
+    NUMBERED,
+    boilerplate_page,
+    find_heading,
+    glossary_page,
+    title_label,
+    topic_heading,
+)
 from indexer.evidence.outline import Section, outline
 
 
@@ -22,7 +33,7 @@ from indexer.evidence.outline import Section, outline
 class PageLabel:
     section: str | None = None
     heading: str | None = None  # the heading of that section, as printed
-    boilerplate: bool = False
+    kind: str | None = None  # its chunks' kind when not body text: boilerplate, glossary
 
 
 def _outline_label(section: Section) -> str | None:
@@ -73,7 +84,10 @@ def page_labels(pages: list[Page]) -> list[PageLabel]:
         texts = [line.text for line in page.lines if not line.furniture]
         kind = boilerplate_page(texts)
         if kind is not None:
-            labels.append(PageLabel(kind, None, True))
+            labels.append(PageLabel(kind, None, BOILERPLATE))
+            continue
+        if glossary_page(texts):
+            labels.append(PageLabel(GLOSSARY, None, GLOSSARY_KIND))
             continue
         section = _deepest(sections, number)
         if section is None:

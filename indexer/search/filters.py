@@ -53,6 +53,7 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
             or wanted in (index.documents[n].english_name or "").lower()
             or wanted == (index.documents[n].stock_code or "")
             or wanted.upper() in index.documents[n].tickers
+            or wanted.replace(" ", "") == (index.documents[n].company_pinyin or "").lower().replace(" ", "")
         ]
         if not names:
             companies = sorted({m.company for m in index.documents.values() if m.company})

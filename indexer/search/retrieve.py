@@ -19,9 +19,10 @@ from pydantic import BaseModel, Field
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
+from indexer.core.folios import printed_page
 from indexer.core.models import TABLE_ROW, Box
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
-from indexer.core.sections import question_sections
+from indexer.core.sections import parent_only, question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
@@ -54,6 +55,7 @@ class Source(BaseModel):
 
     document: str
     page: int = Field(description="1-based page number in the PDF")
+    printed_page: int | None = Field(default=None, description="the page number printed on it, where it differs")
     title: str | None
     company: str | None
 
@@ -74,6 +76,9 @@ class Hit(BaseModel):
     kind: str = Field(description="body; boilerplate/contents (ranked last); table_row (a row outside any passage)")
     section: str | None = Field(
         default=None, description="income_statement, balance_sheet, cash_flow, key_figures, mdna, notes, … if known"
+    )
+    parent_only: bool = Field(
+        default=False, description="from a statement or note of the parent company alone (母公司), not the group's"
     )
     table_row: RowEvidence | None = Field(
         default=None, description="the table row on this page that best matches the query, with its column headers"
@@ -326,7 +331,13 @@ def _hit(
     meta = index.documents[chunk.document]
     return Hit(
         chunk_id=chunk.chunk_id,
-        source=Source(document=chunk.document, page=chunk.page, title=meta.title, company=meta.company),
+        source=Source(
+            document=chunk.document,
+            page=chunk.page,
+            title=meta.title,
+            company=meta.company,
+            printed_page=_printed(meta.folios, chunk.page),
+        ),
         page_width=chunk.page_width,
         page_height=chunk.page_height,
         content=chunk.text,
@@ -334,10 +345,16 @@ def _hit(
         score=round(score, 6),
         kind=chunk.kind,
         section=chunk.section,
+        parent_only=parent_only(chunk.heading),
         bm25_rank=bm25_rank,
         dense_rank=dense_rank,
         table_row=evidence,
     )
+
+
+def _printed(folios: list[tuple[int, int, int]], page: int) -> int | None:
+    printed = printed_page(folios, page)
+    return printed if printed != page else None
 
 
 def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters, recipe: Recipe) -> SearchOutcome:

@@ -47,19 +47,35 @@ def is_period_token(token: str) -> bool:
 
 def matching_row(index: LoadedIndex, candidates: dict[int, int] | None, wanted: set[str]) -> RowEvidence | None:
     """Of the candidate rows whose own label shares a term with the question (a period does not count), the one
-    sharing the most, best-ranked first on a tie: "Comparable sales" over "Pacific Sales" for a question about
-    comparable sales; a row that matched only through its table's title or column headers ("Revenue Mix … | Other
-    | 2 %") or only by a year is not evidence."""
+    sharing the most, then the one whose label is most made of them, then the best-ranked: "Comparable sales" over
+    "Pacific Sales" for a question about comparable sales; a row that matched only through its table's title or
+    column headers ("Revenue Mix … | Other | 2 %"), or only by a year, or whose cells are prose, is not evidence."""
     terms = {t for t in wanted if not is_period_token(t)}
-    best: tuple[int, int, RowEvidence] | None = None
+    best: tuple[tuple[int, float, int], RowEvidence] | None = None
     for row, rank in (candidates or {}).items():
         evidence = row_evidence(index, index.chunks[row])
-        if evidence is None:
+        if evidence is None or not figures_row(evidence.cells):
             continue
-        shared = len(terms & set(index.tokenizer.tokenize(evidence.label)))
-        if shared and (best is None or (shared, -rank) > (best[0], -best[1])):
-            best = (shared, rank, evidence)
-    return best[2] if best else None
+        label = set(index.tokenizer.tokenize(evidence.label))
+        shared = len(terms & label)
+        # most terms shared, then the label most made of them ("Revenue" over "Net income attributable to …" for
+        # "net sales", whose expansion says revenue), then the best-ranked
+        key = (shared, shared / len(label) if label else 0.0, -rank)
+        if shared and (best is None or key > best[0]):
+            best = (key, evidence)
+    return best[1] if best else None
+
+
+MAX_CELL_CHARS = 40  # a figure as printed, with its sign, unit and footnote marks
+
+
+def figures_row(cells: list[Cell]) -> bool:
+    """Whether a row's cells are figures (each short, with a digit, or a dash for none): a line of prose the
+    table reader took for a row ("Total | The decrease in revenue … was primarily driven by …") is no row."""
+    return bool(cells) and all(
+        len(cell.text) <= MAX_CELL_CHARS and (any(c.isdigit() for c in cell.text) or cell.text.strip() in "-–—")
+        for cell in cells
+    )
 
 
 def name_tokens(index: LoadedIndex, scope: list[str] | None) -> set[str]:

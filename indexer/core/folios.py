@@ -103,3 +103,27 @@ def read_folios(pages: list[list[Line]]) -> Folios:
         if not runs or list(runs.values())[-1] != offset:
             runs[printed[page]] = offset
     return Folios(printed=printed, runs=sorted(runs.items()))
+
+
+FolioRun = tuple[int, int, int]  # (first PDF page, last PDF page, PDF page minus the number printed on it)
+
+
+def folio_runs(folios: Folios) -> list[FolioRun]:
+    """The pages that print a folio, as runs of consecutive folios with one offset (a few per document, kept in
+    its metadata so a search hit can name the page number printed on it without reading its neighbours)."""
+    runs: list[list[int]] = []
+    for page, folio in sorted(folios.printed.items()):
+        offset = page - folio
+        if runs and runs[-1][2] == offset:
+            runs[-1][1] = page
+        else:
+            runs.append([page, page, offset])
+    return [(first, last, offset) for first, last, offset in runs]
+
+
+def printed_page(runs: list[FolioRun], page: int) -> int | None:
+    """The number printed on PDF ``page``, where a run of folios covers it."""
+    for first, last, offset in runs:
+        if first <= page <= last:
+            return page - offset
+    return None

@@ -1,0 +1,46 @@
+"""A parent company's own statements and notes are marked (issue 43): a 年报 prints the group's 合并资产负债表 and
+then the 母公司资产负债表 with the same rows, and an agent that cannot tell them apart quotes the wrong one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from indexer.core.sections import parent_only
+from indexer.knowledge_base import KnowledgeBase
+from indexer.search.request import SearchRequest
+from mcp_server.renderings import answer_parts
+from tests.conftest import words_only_kb
+
+SIFANG = Path(__file__).parent / "pdfs" / "sifang_2019_p59-62.pdf"  # 合并资产负债表 p.1–3, 母公司资产负债表 p.3–4
+
+
+@pytest.fixture(scope="module")
+def sifang(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> KnowledgeBase:
+    return words_only_kb(tmp_path_factory, cache_dir, SIFANG)
+
+
+@pytest.mark.parametrize(
+    ("title", "parent"),
+    [
+        ("母公司资产负债表", True), ("十七、母公司财务报表主要项目注释", True), ("合并资产负债表", False),
+        ("Parent Company Balance Sheets", True), ("Company Statement of Financial Position", True),
+        ("Group and Company Statements of Financial Position", False), ("Consolidated Balance Sheets", False),
+        ("Condensed Financial Information of Registrant", True), ("Executive Officers of the Registrant", False),
+    ],
+)  # fmt: skip
+def test_a_title_says_whose_statement_it_is(title: str, parent: bool) -> None:
+    assert parent_only(title) is parent
+
+
+def test_hits_on_the_parent_company_balance_sheet_are_marked(sifang: KnowledgeBase) -> None:
+    result = sifang.search_reports(SearchRequest(query="货币资金 长期股权投资 资产总计", top_k=5))
+    marked = {hit.page: hit.parent_only for hit in result.hits}
+    assert marked.get(1) is False and marked.get(4) is True  # the group's first page; the parent's own
+    assert "母公司资产负债表" in sifang.page(SIFANG.name, 3).text
+    assert "合并资产负债表" in sifang.page(SIFANG.name, 1).text
+    text, structured = answer_parts(result, "compact")
+    for rank, hit in enumerate(structured["hits"], start=1):
+        head = next(line for line in text.splitlines() if line.startswith(f"[{rank}] "))
+        assert hit["parent_only"] is ("parent company" in head)
