@@ -203,7 +203,8 @@ def outline_text(result: Outline) -> str:
     for section in result.sections:
         pages = f"p.{section.page_start}" + (f"–{section.page_end}" if section.page_end > section.page_start else "")
         title = name_text(section.title[:NOTE_TITLE_CHARS] if section.kind == "note" else section.title)
-        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {title} · {pages}")
+        parent = " · parent company" if section.parent_only and not section.key.startswith("parent_") else ""
+        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {title} · {pages}{parent}")
     return "\n".join(lines)
 
 

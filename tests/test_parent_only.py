@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.answers import Outline
 from indexer.core.sections import parent_only
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
@@ -28,6 +29,7 @@ def sifang(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> Knowled
         ("Parent Company Balance Sheets", True), ("Company Statement of Financial Position", True),
         ("Group and Company Statements of Financial Position", False), ("Consolidated Balance Sheets", False),
         ("Condensed Financial Information of Registrant", True), ("Executive Officers of the Registrant", False),
+        ("Condensed Financial Information of Parent Company Only", True),
     ],
 )  # fmt: skip
 def test_a_title_says_whose_statement_it_is(title: str, parent: bool) -> None:
@@ -44,3 +46,11 @@ def test_hits_on_the_parent_company_balance_sheet_are_marked(sifang: KnowledgeBa
     for rank, hit in enumerate(structured["hits"], start=1):
         head = next(line for line in text.splitlines() if line.startswith(f"[{rank}] "))
         assert hit["parent_only"] is ("parent company" in head)
+
+
+def test_the_outline_marks_the_parent_company_statement(sifang: KnowledgeBase) -> None:
+    statements = {s.title: s.parent_only for s in sifang.outline(SIFANG.name) if s.kind == "statement"}
+    assert statements == {"合并资产负债表": False, "母公司资产负债表": True}
+    text, _ = answer_parts(Outline(document=SIFANG.name, sections=sifang.outline(SIFANG.name)), "compact")
+    assert any("母公司资产负债表" in line and line.endswith("· parent company") for line in text.splitlines())
+    assert not any("合并资产负债表" in line and "parent company" in line for line in text.splitlines())

@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
+from indexer.core.sections import parent_only
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.columns import (
     HEADER_SLACK,
@@ -51,7 +52,6 @@ _KEY_DATA = re.compile(
     re.I,
 )
 _SEGMENT = re.compile(r"\bsegments?\b|分部", re.I)  # a segment's selected data is not the company's key data
-_PARENT_ONLY = re.compile(r"^母公司|parent company only", re.I)
 _SHARE_COUNT = re.compile(
     r"weighted[- ]average|number of (?:common |ordinary )?shares|shares (?:outstanding|used)", re.I
 )
@@ -132,7 +132,7 @@ def statement_tables(
     headers."""
     for position, section in enumerate(sections):
         statement = STATEMENT_OF_KEY.get(section.key) if section.kind == "statement" else None
-        if statement is None or _PARENT_ONLY.search(section.title) or (only is not None and section not in only):
+        if statement is None or parent_only(section.title) or (only is not None and section not in only):
             continue
         following = sections[position + 1] if position + 1 < len(sections) else None
         heading = [line for line in page_of(section.page_start).lines if not line.furniture]

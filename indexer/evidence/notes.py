@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from indexer.core.models import Line
-from indexer.core.sections import NUMBERED
+from indexer.core.sections import NUMBERED, parent_only
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF, normal_words
 from indexer.evidence.outline import Section, _chinese_number, statement_title
 
@@ -47,6 +47,7 @@ _ZH_END = re.compile(r"[。：:；;，,]$")
 _ITEMISED = re.compile(r"项目(?:注释|附注)|报表(?:注释|附注)")
 _PARENT = re.compile(r"\bcompany\b|\bparent\b|母公司", re.I)
 _GROUP = re.compile(r"consolidated|combined|\bgroup\b", re.I)
+PARENT_PREFIX = "parent_note"  # the key of a note of the parent company's own notes
 _CONTINUED = re.compile(r"(?:[(（]\s*+)?(?:continued|cont'?d|续)\s*+[)）]?", re.I)
 
 
@@ -191,7 +192,7 @@ def _english_notes(bodies: list[list[Line]], sections: list[Section]) -> tuple[l
         stop = _end_of(sections, position, len(bodies), notes_too=True)
         run = _run(_scan(bodies, (notes.page_start, notes.line + 1), stop, _heads_on))
         later = bool(added) and bool(_PARENT.search(notes.title)) and not _GROUP.search(notes.title)
-        prefix = "parent_note" if later else "note"
+        prefix = PARENT_PREFIX if later else "note"
         for head in run:
             if f"{prefix}_{head.number}" not in keys:
                 keys.add(f"{prefix}_{head.number}")
@@ -268,11 +269,12 @@ def _chinese_notes(bodies: list[list[Line]], sections: list[Section]) -> list[Se
     stop = _end_of(sections, statements[-1], len(bodies))
     parts = _run(_scan(bodies, (last.page_start, last.line + 1), stop, _zh_part), max_gap=1)
     added: list[Section] = []
-    for part, following in zip(parts, [*parts[1:], None], strict=True):
+    for at, part in enumerate(parts):
+        following = parts[at + 1] if at + 1 < len(parts) else None
         added.append(_note(part, last.level, f"notes_{part.number}", kind="notes"))
         if not _ITEMISED.search(part.title):
             continue
-        prefix = "parent_note" if _PARENT.search(part.title) else "note"
+        prefix = PARENT_PREFIX if _PARENT.search(part.title) else "note"
         end = (following.page, following.line) if following is not None else stop
         items = _run(_scan(bodies, (part.page, part.line + 1), end, _zh_item), max_gap=1)
         added += [
@@ -305,7 +307,23 @@ def with_notes(pages: list[list[Line]], sections: list[Section]) -> list[Section
     added, inside = _english_notes(bodies, sections)
     added += _unheaded_notes(pages, bodies, sections) + _chinese_notes(bodies, sections)
     if not added:
-        return sections
+        return parent_marked(sections)
     kept = [s for s in sections if all(s is not i for i in inside)]
     merged = sorted([(s, 0) for s in kept] + [(s, 1) for s in added], key=lambda p: (*_position(p[0]), p[1]))
-    return _with_ends([s for s, _ in merged], len(pages))
+    return parent_marked(_with_ends([s for s, _ in merged], len(pages)))
+
+
+def parent_marked(sections: list[Section]) -> list[Section]:
+    """``sections`` with the parent company's own marked: a statement or notes titled for it (core/sections.py's
+    ``parent_only``), a parent_note, and each note under notes titled for it."""
+    out: list[Section] = []
+    enclosing: list[Section] = []  # the marked notes sections the next notes may sit under
+    for section in sections:
+        enclosing = [s for s in enclosing if s.level < section.level]
+        under = section.kind == "note" and any(s.kind == "notes" for s in enclosing)
+        marked = parent_only(section.title) or section.key.startswith(PARENT_PREFIX) or under
+        section = section.model_copy(update={"parent_only": True}) if marked else section
+        if marked:
+            enclosing.append(section)
+        out.append(section)
+    return out

@@ -73,6 +73,9 @@ class Section(BaseModel):
         "part of a 年报's 附注) or note (one note to the financial statements)"
     )
     key: str = Field(description="what read_section accepts: '7', '1A', 'II', '第十节', 'balance_sheet', 'note_8'…")
+    parent_only: bool = Field(
+        default=False, description="the parent company's own statement or notes (母公司…), not the group's"
+    )
     line: int = Field(default=0, exclude=True, description="the heading's line among the page's body lines")
 
 
