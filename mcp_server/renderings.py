@@ -45,6 +45,7 @@ from mcp_server.briefs import (
 )
 from mcp_server.catalogue_briefs import DocumentBrief, DocumentsBrief, documents_brief
 from mcp_server.file_text import name_text
+from mcp_server.outline_briefs import NOTE_TITLE_CHARS, outline_brief, pages_of
 from mcp_server.page_briefs import PagesBrief, pages_brief
 from mcp_server.statement_briefs import financials_brief, financials_text
 
@@ -191,7 +192,6 @@ def rendered_text(info: RenderedPage) -> str:
     return line if info.quote is None else f"{line}\n{quote_text(quote_brief(info.quote))}"
 
 
-NOTE_TITLE_CHARS = 70  # a note's title in the outline's text (a heading run into the next column's text is longer)
 
 
 def outline_text(result: Outline) -> str:
@@ -201,7 +201,7 @@ def outline_text(result: Outline) -> str:
     counted = f"{len(result.sections) - notes} sections" + (f" and {notes} notes" if notes else "")
     lines = [f"{name_text(result.document)}: {counted} (read one with read_section and its key)"]
     for section in result.sections:
-        pages = f"p.{section.page_start}" + (f"–{section.page_end}" if section.page_end > section.page_start else "")
+        pages = f"p.{pages_of(section)}"
         title = name_text(section.title[:NOTE_TITLE_CHARS] if section.kind == "note" else section.title)
         parent = " · parent company" if section.parent_only and not section.key.startswith("parent_") else ""
         lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {title} · {pages}{parent}")
@@ -253,7 +253,7 @@ FORMS: dict[type[BaseModel], _Form] = {
     DocumentList: _Form(lambda r, detail: documents_brief(r), lambda r, b: documents_text(b)),
     Financials: _Form(lambda r, detail: financials_brief(r), lambda r, b: financials_text(b)),
     ClaimChecks: _Form(lambda r, detail: claims_brief(r), lambda r, b: claims_text(b)),
-    Outline: _Form(_itself, lambda r, b: outline_text(r)),
+    Outline: _Form(lambda r, detail: outline_brief(r), lambda r, b: outline_text(r)),
     SectionText: _Form(_itself, lambda r, b: section_text(r)),
 }
 _AS_JSON = _Form(_itself, lambda r, b: wire_json(r))  # a result with no form of its own: itself, as JSON text

@@ -50,6 +50,7 @@ from mcp_server.catalogue_briefs import DocumentsBrief
 from mcp_server.coverage import coverage, coverage_line
 from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
+from mcp_server.outline_briefs import OutlineBrief
 from mcp_server.page_briefs import PagesBrief
 from mcp_server.prompts import due_diligence
 from mcp_server.renderings import SEARCH_DETAIL, rendered_text
@@ -145,8 +146,9 @@ TOOLS = (
         "get_outline",
         "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements "
         "and each note, each with its pages and a `key` for read_section.",
-        Outline,
+        OutlineBrief,
         request=OutlineRequest,
+        full=Outline,
     ),
     Declared(
         "read_section",

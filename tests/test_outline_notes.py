@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -210,3 +211,17 @@ def test_an_unknown_key_lists_the_note_keys_in_short() -> None:
         Section(title="n", level=1, page_start=1, page_end=1, kind="note", key=f"note_{n}") for n in range(1, 80, 2)
     ]
     assert note_keys(gappy) == ", ".join(f"note_{n}" for n in range(1, 24, 2)) + ", …"
+
+
+def test_compact_outline_folds_the_notes_into_one_line_each(samples_index_dir: Path, cache_dir: Path) -> None:
+    compact, full = call_tools(samples_index_dir, cache_dir, [
+        ("get_outline", {"document": BESTBUY_10Q.name}),
+        ("get_outline", {"document": BESTBUY_10Q.name, "detail": "full"}),
+    ])  # fmt: skip
+    sections = compact.structured_content["sections"]
+    assert not any(s["kind"] == "note" for s in sections)  # no record per note …
+    (holder,) = [s for s in sections if s["notes"]]
+    notes = [s for s in full.structured_content["full"]["sections"] if s["kind"] == "note"]
+    assert len(holder["notes"]) == len(notes) == 11  # … one line per note, as many as full's records
+    assert holder["notes"][1].startswith(f"note_2 · {notes[1]['title']} · {notes[1]['page_start']}")
+    assert len(json.dumps(compact.structured_content)) < len(json.dumps(full.structured_content["full"]))

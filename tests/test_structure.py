@@ -72,6 +72,7 @@ BRIEF_MODULES = (
     "mcp_server.statement_briefs",
     "mcp_server.page_briefs",
     "mcp_server.catalogue_briefs",
+    "mcp_server.outline_briefs",
 )
 
 
