@@ -192,8 +192,6 @@ def rendered_text(info: RenderedPage) -> str:
     return line if info.quote is None else f"{line}\n{quote_text(quote_brief(info.quote))}"
 
 
-
-
 def outline_text(result: Outline) -> str:
     if not result.sections:
         return f"{name_text(result.document)}: no Part/Item, 节 or statement headings found; read it with get_page."
