@@ -91,6 +91,12 @@ class McpBridge:
         done = asyncio.run_coroutine_threadsafe(self.session.call_tool(name, arguments), self.loop)
         return done.result(timeout=60).model_dump(mode="json", by_alias=True, exclude_none=True)
 
+    def tools(self) -> dict[str, dict[str, Any]]:
+        """Each tool's definition as tools/list gives it (JSON, MCP's field names)."""
+        done = asyncio.run_coroutine_threadsafe(self.session.list_tools(), self.loop)
+        listed = done.result(timeout=60).tools
+        return {tool.name: tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed}
+
     def resource(self, uri: str) -> tuple[str, str]:
         done = asyncio.run_coroutine_threadsafe(self.session.read_resource(uri), self.loop)
         content = done.result(timeout=60).contents[0]
@@ -149,13 +155,14 @@ class Viewer:
     def open(self, name: str, arguments: dict[str, Any], result: dict[str, Any] | None = None) -> int:
         """The app opened for one tool call (the real result unless one is given); the frame's isolated world."""
         result = result if result is not None else self.bridge.call(name, arguments)
-        self.browser.evaluate(f"openApp({json.dumps({'name': name, 'arguments': arguments, 'result': result})})")
+        call = {"name": name, "tool": self.bridge.tools()[name], "arguments": arguments, "result": result}
+        src = self.browser.evaluate(f"openApp({json.dumps(call)})")
+        ready = f"document.readyState === 'complete' && location.href === {json.dumps(src)}"  # not the last one's
 
         def loaded() -> int | None:
             frames = self.browser.child_frames()
             if not frames:
                 return None
-            ready = "document.readyState === 'complete' && location.pathname.endsWith('/app.html')"
             try:
                 context = self.browser.frame_context(frames[0])
                 return context if self.browser.evaluate(ready, context) else None
@@ -319,3 +326,70 @@ def test_a_page_that_cannot_be_shown_says_why(viewer: Viewer) -> None:
     context = viewer.open("render_page", {"document": BESTBUY_10Q.name, "page": 99}, forged)
     message = wait_until(lambda: viewer.text(context, "pageError"))
     assert "page 99 is out of range: BESTBUY_2024Q2_10Q.pdf has pages 1 to 30" in message
+
+
+def test_a_located_quote_is_lit_on_its_page_which_zooms_and_turns(viewer: Viewer) -> None:
+    arguments = {"document": BESTBUY_10Q.name, "page": 17, "quote": "9,583"}
+    located = viewer.bridge.call("locate_quote", arguments)["structuredContent"]
+    assert located["page"] == 16  # found on the neighbouring page: the viewer shows that one
+    context = viewer.open("locate_quote", arguments)
+    _shown(viewer, context)
+    assert viewer.text(context, "caption").startswith(f"{BESTBUY_10Q.name}, p. 16")
+    scale = viewer.bridge.call("page_image", {"document": BESTBUY_10Q.name, "page": 16})["structuredContent"]["scale"]
+    for _ in range(2):  # as fitted, then zoomed in: the box follows the image
+        box = _expected(viewer, context, located["bboxes"][0], scale)
+        (found,) = _rects(viewer, context, ".box.found")
+        assert _close(found, [box[0] - 2, box[1] - 2, box[2] + 2, box[3] + 2])
+        viewer.browser.evaluate("document.getElementById('zoomIn').click()", context)
+    viewer.browser.evaluate("document.getElementById('next').click()", context)
+    _shown(viewer, context, 2)
+    assert viewer.text(context, "caption").startswith(f"{BESTBUY_10Q.name}, p. 17")
+    assert _rects(viewer, context, ".box.found") == []  # the box is on page 16, not here
+
+
+EXT_APPS_SCHEMA = (
+    ROOT / ".cache/clients/ext-apps/node_modules/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
+)
+# each message of the conversation, by who sends it and its method, and the definition of the SDK's schema it is
+APP_SENDS = {
+    "ui/initialize": "McpUiInitializeRequest",
+    "ui/notifications/initialized": "McpUiInitializedNotification",
+    "ui/notifications/size-changed": "McpUiSizeChangedNotification",
+    "tools/call": None,  # core MCP, not the extension's: checked below against the server's own tools
+}
+HOST_SENDS = {
+    "ui/notifications/tool-input": "McpUiToolInputNotification",
+    "ui/notifications/tool-result": "McpUiToolResultNotification",
+}
+
+
+def _published(definition: str) -> Any:
+    """A validator for one definition of the ext-apps SDK's published JSON Schema (npm @modelcontextprotocol/ext-apps,
+    installed by `make clients` where npm is)."""
+    from jsonschema import Draft202012Validator
+
+    definitions = json.loads(EXT_APPS_SCHEMA.read_text(encoding="utf-8"))["$defs"]
+    return Draft202012Validator(definitions[definition])  # each is a document of its own (its refs are to itself)
+
+
+@pytest.mark.skipif(not EXT_APPS_SCHEMA.exists(), reason="the ext-apps SDK is not installed (`make clients`, npm)")
+def test_the_app_speaks_the_published_protocol(viewer: Viewer) -> None:
+    """Every message between the viewer and the host, and the server's `_meta.ui`, against the SDK's own schema."""
+    context = viewer.open("verify_claims", {"claims": CLAIMS})
+    _shown(viewer, context)
+    wait_until(lambda: viewer.browser.evaluate("window.sizes.length"))
+    wire = viewer.browser.evaluate("window.wire")
+    sent = {side: [w["message"] for w in wire if w["from"] == side] for side in ("app", "host")}
+    assert [m.get("method") for m in sent["app"][:2]] == ["ui/initialize", "ui/notifications/initialized"]
+    assert {m["method"] for m in sent["app"]} <= set(APP_SENDS)
+    for message in sent["app"] + [m for m in sent["host"] if m.get("method") in HOST_SENDS]:
+        definition = {**APP_SENDS, **HOST_SENDS}[message["method"]]
+        if definition is None:
+            assert message["params"]["name"] in ("page_image", "locate_quote")
+            continue
+        _published(definition).validate({k: v for k, v in message.items() if k in ("method", "params")})
+    initialized = next(m for m in sent["host"] if m.get("id") == sent["app"][0]["id"])
+    _published("McpUiInitializeResult").validate(initialized["result"])
+    tools = viewer.bridge.tools()
+    for name in ("verify_claims", "locate_quote", "render_page", "page_image"):
+        _published("McpUiToolMeta").validate(tools[name]["_meta"]["ui"])
