@@ -294,6 +294,18 @@ def test_the_claims_and_their_boxes_are_shown_on_the_page(viewer: Viewer) -> Non
         frame.quantize(256).save(target, optimize=True)
 
 
+def test_an_ambiguous_claim_lights_every_candidate(viewer: Viewer) -> None:
+    claims = [{"document": BESTBUY_10Q.name, "page": 4, "quote": "21"}]  # printed twice on the page
+    located = viewer.bridge.call("locate_quote", claims[0])["structuredContent"]["bboxes"]
+    context = viewer.open("verify_claims", {"claims": claims})
+    _shown(viewer, context)
+    lit = wait_until(lambda: len(found := _rects(viewer, context, ".box.found")) == 2 and found)
+    scale = viewer.bridge.call("page_image", {"document": BESTBUY_10Q.name, "page": 4})["structuredContent"]["scale"]
+    for box, rect in zip(located, lit, strict=True):
+        expected = _expected(viewer, context, box, scale)
+        assert _close(rect, [expected[0] - 2, expected[1] - 2, expected[2] + 2, expected[3] + 2])
+
+
 def test_a_claim_s_text_is_shown_as_text_and_never_run(viewer: Viewer) -> None:
     claims = [{"document": BESTBUY_10Q.name, "page": 4, "quote": XSS, "label": XSS}]
     context = viewer.open("verify_claims", {"claims": claims})
