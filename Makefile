@@ -44,7 +44,16 @@ $(CLIENTS)/.installed:
 		else echo "npm not found: the MCP Inspector tests will be skipped"; fi
 	touch $@
 
-clients: $(CLIENTS)/.installed
+# The MCP Apps SDK's published JSON Schema of the protocol, which tests/test_evidence_app.py checks the evidence
+# viewer's messages against (skipped without npm; peers such as React are not needed for the schema).
+$(CLIENTS)/ext-apps/.installed:
+	mkdir -p $(CLIENTS)/ext-apps
+	if command -v npm >/dev/null; then npm install --prefix $(CLIENTS)/ext-apps --no-audit --no-fund --silent \
+		--legacy-peer-deps @modelcontextprotocol/ext-apps@2.0.4 || echo "npm install failed: no MCP Apps schema check"; \
+		else echo "npm not found: the MCP Apps schema check will be skipped"; fi
+	touch $@
+
+clients: $(CLIENTS)/.installed $(CLIENTS)/ext-apps/.installed
 
 # The whole suite without the optional sentence-transformers backend (its test is skipped here), on two workers (a
 # test file to a worker), then the tests marked serial alone: they time growth or race background work …

@@ -89,14 +89,27 @@ class QuoteLocation(Located):
     page_height: float
 
 
-class RenderedPage(BaseModel):
+class PagePixels(BaseModel):
     document: str
     page: int
     width_px: int
     height_px: int
     scale: float = Field(description="pixels per PDF point; a box maps to pixels by multiplying by this")
+
+
+class RenderedPage(PagePixels):
     highlighted: list[Box]
     quote: QuoteLocation | None = None
+
+
+class PageImage(PagePixels):
+    """A page's image for the evidence viewer (page_image), with what its caption names."""
+
+    page_width: float = Field(description="PDF points")
+    page_height: float = Field(description="PDF points")
+    page_count: int
+    printed_page: int | None = Field(default=None, description="the number printed on the page, where it differs")
+    section: str | None = Field(default=None, description="the innermost section of the outline holding the page")
 
 
 class FinancialsHead(BaseModel):

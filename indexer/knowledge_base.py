@@ -18,6 +18,7 @@ from indexer.answers import (
     DocumentList,
     Financials,
     Outline,
+    PageImage,
     PageRange,
     PageResult,
     QuoteLocation,
@@ -25,6 +26,7 @@ from indexer.answers import (
     SearchResult,
 )
 from indexer.core.errors import NotFoundError, QueryError
+from indexer.core.folios import printed_page
 from indexer.core.models import DocumentMeta, Page, Table
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.evidence.claim_checks import check_claims
@@ -54,6 +56,7 @@ from indexer.requests import (
     ClaimsRequest,
     FinancialsRequest,
     OutlineRequest,
+    PageImageRequest,
     PageRequest,
     QuoteRequest,
     RenderRequest,
@@ -204,6 +207,28 @@ class KnowledgeBase:
             scale=round(rendered.scale, 6),
             highlighted=rendered.drawn,
             quote=located,
+        )
+
+    def page_image(self, request: PageImageRequest) -> tuple[bytes, PageImage]:
+        """The page as a palette PNG for the evidence viewer (the renderer of render_page, nothing drawn on it: the
+        viewer draws the boxes), its size in points and pixels, and what its caption names."""
+        document, number = request.document, request.page
+        where = self.page(document, number)  # validates the name and the page number
+        meta = self.document(document)
+        rendered = render_png(self.pdf(document), number, [], request.dpi, colors=256)
+        printed = printed_page(meta.folios, number)
+        holding = [s for s in self.outline(document) if s.page_start <= number <= s.page_end]
+        return rendered.png, PageImage(
+            document=document,
+            page=number,
+            width_px=rendered.width,
+            height_px=rendered.height,
+            scale=round(rendered.scale, 6),
+            page_width=where.width,
+            page_height=where.height,
+            page_count=meta.pages,
+            printed_page=printed if printed != number else None,
+            section=max(holding, key=lambda s: s.level).title if holding else None,
         )
 
     def get_outline(self, request: OutlineRequest) -> Outline:

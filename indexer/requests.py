@@ -151,3 +151,17 @@ class RenderRequest(BaseModel):
         default=None, max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"
     )
     dpi: int = Field(default=110, ge=36, le=300, description="resolution, dots per inch")
+
+
+PAGE_IMAGE_DPI = 144  # a letter page at 1224 × 1584 px, the long side capped at 1600 (render.MAX_SIDE_PX)
+
+
+class PageImageRequest(BaseModel):
+    """A page to show in the evidence viewer (the arguments of `page_image`); the viewer draws the boxes itself.
+    Its fields carry no descriptions: the tool is the app's, and the model would only pay for them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    document: str = Field(max_length=MAX_DOCUMENT_CHARS)
+    page: int
+    dpi: int = Field(default=PAGE_IMAGE_DPI, ge=36, le=300)

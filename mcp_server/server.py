@@ -20,6 +20,7 @@ from indexer.answers import (
     DocumentList,
     Financials,
     Outline,
+    PageImage,
     PageRange,
     PageResult,
     QuoteLocation,
@@ -37,6 +38,7 @@ from indexer.requests import (
     ClaimsRequest,
     FinancialsRequest,
     OutlineRequest,
+    PageImageRequest,
     PageRequest,
     QuoteRequest,
     RenderRequest,
@@ -48,6 +50,7 @@ from mcp_server.auth import SharedTokenVerifier
 from mcp_server.briefs import ClaimsBrief, PageBrief, QuoteBrief, SearchBrief
 from mcp_server.catalogue_briefs import DocumentsBrief
 from mcp_server.coverage import coverage, coverage_line
+from mcp_server.evidence_app import FOR_THE_APP, SHOWS_EVIDENCE, evidence_resource, page_image_answer
 from mcp_server.http_serve import serve_http
 from mcp_server.loader import IndexLoader
 from mcp_server.outline_briefs import OutlineBrief
@@ -115,6 +118,7 @@ TOOLS = (
         QuoteBrief,
         request=QuoteRequest,
         full=QuoteLocation,
+        ui=SHOWS_EVIDENCE,
     ),
     Declared(
         "verify_claims",
@@ -124,6 +128,7 @@ TOOLS = (
         ClaimsBrief,
         request=ClaimsRequest,
         full=ClaimChecks,
+        ui=SHOWS_EVIDENCE,
     ),
     Declared(
         "render_page",
@@ -133,6 +138,7 @@ TOOLS = (
         request=RenderRequest,
         detail=None,
         answer=_rendered,
+        ui=SHOWS_EVIDENCE,
     ),
     Declared(
         "get_page",
@@ -169,6 +175,15 @@ TOOLS = (
         request=FinancialsRequest,
         full=Financials,
     ),
+    Declared(
+        "page_image",
+        "For the evidence viewer app: a page as PNG, its size in points and the scale.",
+        PageImage,
+        request=PageImageRequest,
+        detail=None,
+        answer=page_image_answer,
+        ui=FOR_THE_APP,
+    ),
 )
 
 
@@ -186,6 +201,7 @@ def build_server(settings: ServerSettings, loader: IndexLoader) -> FastMCP:
     for declared in TOOLS:
         registered = mcp.add_tool(served(declared, loader, covers))
         schemas[registered.name] = registered.parameters
+    mcp.add_resource(evidence_resource())
     prompt = mcp.add_prompt(
         Prompt.from_function(
             due_diligence,

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fastmcp.apps import AppConfig, app_config_to_meta_dict
 from fastmcp.exceptions import ToolError, ValidationError
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
@@ -46,8 +47,9 @@ class Declared:
     it takes none), ``output`` the model of the structured content (a brief, whose whole result ``full`` is, under
     ``full``, with detail="full"), ``detail`` the forms the caller may ask for (None: the tool takes no detail),
     ``answer`` how the method's result becomes the tool's, whether the description ends with what the loaded
-    index covers, and ``or_else``: the brief and full model of the result's other shape, where it has one (get_page:
-    one page, or a range of pages)."""
+    index covers, ``or_else``: the brief and full model of the result's other shape, where it has one (get_page:
+    one page, or a range of pages), and ``ui``: the MCP App the tool links (its ``_meta.ui``: the ``ui://``
+    resource a host renders beside the result, or who may call it; mcp_server/evidence_app.py)."""
 
     name: str
     description: str
@@ -58,6 +60,7 @@ class Declared:
     with_coverage: bool = False
     answer: Callable[[Any, str], ToolResult] = compact_or_full
     or_else: tuple[type[BaseModel], type[BaseModel]] | None = None
+    ui: AppConfig | None = None
 
 
 class _NoArguments(BaseModel):
@@ -127,6 +130,7 @@ def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
         parameters=arguments_schema(model),
         output_schema=either(*shapes),
         annotations=READ_ONLY,
+        meta=None if declared.ui is None else {"ui": app_config_to_meta_dict(declared.ui)},
         arguments_model=model,
         respond=respond,
     )

@@ -53,9 +53,10 @@ def drawable(boxes: list[Box], page: int, width: float, height: float) -> list[B
     return kept
 
 
-def render_png(pdf: Path, page: int, boxes: list[Box], dpi: int = 110) -> Rendered:
+def render_png(pdf: Path, page: int, boxes: list[Box], dpi: int = 110, colors: int | None = None) -> Rendered:
     """``page`` (1-based) as PNG at ``dpi``, scaled down so the long side is at most 1600 px, the boxes on it
-    highlighted (clipped to the page; see :func:`drawable`)."""
+    highlighted (clipped to the page; see :func:`drawable`); with ``colors``, a palette PNG of that many colours
+    (a text page in 256 colours: about a quarter of the bytes, and faster to encode)."""
     if not MIN_DPI <= dpi <= MAX_DPI:
         raise QueryError(f"dpi {dpi} is out of range; use {MIN_DPI} to {MAX_DPI} (110 suits a screen)")
     import pypdfium2 as pdfium
@@ -78,5 +79,8 @@ def render_png(pdf: Path, page: int, boxes: list[Box], dpi: int = 110) -> Render
             draw.rectangle(rect, fill=HIGHLIGHT_FILL, outline=HIGHLIGHT_EDGE, width=2)
         image = Image.alpha_composite(image, overlay)
     buffer = io.BytesIO()
-    image.convert("RGB").save(buffer, format="PNG", optimize=True)
+    flat = image.convert("RGB")
+    if colors is not None:
+        flat = flat.quantize(colors=colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    flat.save(buffer, format="PNG", optimize=True)
     return Rendered(buffer.getvalue(), scale, image.width, image.height, drawn)
