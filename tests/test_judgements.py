@@ -8,8 +8,11 @@ from __future__ import annotations
 import pytest
 
 from indexer.core.sections import question_sections
+from indexer.data.vocabulary import vocabulary
+from indexer.evidence.concepts import concepts_named
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.expand import expand, glossary_terms, judgement_terms
+from indexer.search.judgement_routes import judgement_sections
 from tests.conftest import BESTBUY_10Q, hits_for
 
 BALANCE_SHEET, CASH_FLOW = 3, 6  # Best Buy's Q2 FY2024 10-Q: the statements' pages
@@ -27,10 +30,23 @@ BALANCE_SHEET, CASH_FLOW = 3, 6  # Best Buy's Q2 FY2024 10-Q: the statements' pa
 def test_a_judgement_is_routed_to_its_statements_and_searched_with_their_line_items(
     question: str, first: str, printed: str
 ) -> None:
-    assert question_sections(question)[0] == first
+    assert question_sections(question, judgement_sections(question))[0] == first
     assert printed in judgement_terms(question)
     keywords = next(v for v in expand(question) if v.reason == "keywords")
     assert printed in keywords.text.lower()
+
+
+def test_a_judgements_route_is_derived_from_the_statements_of_its_line_items() -> None:
+    """No route is written for a judgement: its line items' concepts say which statements print them (issue 42)."""
+    capex = {s for name in concepts_named("capital expenditures") for s in vocabulary().concept(name).statements}
+    assert capex == {"cash_flow"}
+    routed = judgement_sections("Is Boeing a capital-intensive business?")
+    assert routed[0] == "cash_flow" and "balance_sheet" in routed and routed[-2:] == ("mdna", "notes")
+    assert judgement_sections("Does 3M have a healthy liquidity profile?")[0] == "balance_sheet"
+    # a question that names one of the line items is routed by what it names, not by the judgement
+    assert judgement_sections("Did gross margin improve in 2022?") == ()
+    assert question_sections("Did gross margin improve in 2022?")[0] == "income_statement"
+    assert judgement_sections("What was revenue in 2022?") == ()
 
 
 def test_judgement_terms_go_one_way() -> None:

@@ -225,10 +225,11 @@ def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
     return [(re.compile(route.pattern, re.I), route.sections) for route in vocabulary().routes]
 
 
-def question_sections(question: str) -> tuple[str, ...]:
-    """Sections to prefer for a question, most specific first (empty when nothing points anywhere): where the
-    inputs of the concepts it names are printed (the vocabulary's ``routes``)."""
-    found: list[str] = []
+def question_sections(question: str, first: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Sections to prefer for a question, most specific first (empty when nothing points anywhere): ``first`` (where
+    a judgement it asks is answered: search/judgement_routes.py), then where the inputs of the concepts it names are
+    printed (the vocabulary's ``routes``)."""
+    found: list[str] = list(first)
     for pattern, sections in _routes():
         if pattern.search(question):
             found.extend(s for s in sections if s not in found)

@@ -46,6 +46,8 @@ from indexer.evidence.units import DOLLAR, Source, Unit, declared_unit, lines_un
 STATEMENTS = ("income", "balance", "cash_flow", "key_data")
 # get_financials' statement name of each primary-statement key of the outline
 STATEMENT_OF_KEY = {"income_statement": "income", "balance_sheet": "balance", "cash_flow": "cash_flow"}
+# A statement (as get_financials names it) → the label of its pages (as search routes to them).
+PAGE_LABEL_OF_STATEMENT = {statement: key for key, statement in STATEMENT_OF_KEY.items()} | {"key_data": "key_figures"}
 _KEY_DATA = re.compile(
     r"主要会计数据|主要财务指标|主要财务数据|selected (consolidated )?financial data|financial highlights|key figures|"
     r"five[- ]year (financial )?summary|key financial (data|information)",

@@ -30,6 +30,7 @@ from indexer.search.expand import Variant, content_tokens, expand, judgement_ter
 from indexer.search.filters import filter_documents
 from indexer.search.fusion import RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
+from indexer.search.judgement_routes import judgement_sections
 from indexer.search.proximity import proximity_list
 from indexer.search.regex_search import Tally, compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
@@ -258,7 +259,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
-    sections = question_sections(text) if recipe.sections else ()
+    judged = judgement_sections(text) if recipe.judgements else ()
+    sections = question_sections(text, judged) if recipe.sections else ()
     coverage = Coverage(index, wanted, lists, recipe)
     if "bm25" in recipe.retrievers:
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, coverage)
