@@ -34,7 +34,7 @@ SEARCH_TEXT_BUDGET = 6_600  # characters of passages and rows shown for a top-5 
 MIN_PER_HIT = 400
 ROW_CHARS = 200  # the matched table row as text (headers included), cut beyond this
 HEADER_CHARS = 60  # a column header shown with its cell, at most
-PASSAGE_CHARS = 360  # a hit's matched sentences or rows and its row hint (search is most of what agents read)
+PASSAGE_CHARS = 320  # a hit's matched sentences or rows and its row hint (search is most of what agents read)
 MIN_PASSAGE_CHARS = 160  # … of which the passage keeps at least this
 SURVEY_CHARS = 1_500  # a survey (detail="pages") of 10 hits, in either rendering
 SURVEY_SLACK = 40  # … less this for the escapes a client's JSON may add
