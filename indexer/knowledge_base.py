@@ -26,7 +26,7 @@ from indexer.answers import (
     SearchResult,
 )
 from indexer.core.errors import NotFoundError, QueryError
-from indexer.core.folios import printed_page
+from indexer.core.folios import other_printed_page
 from indexer.core.models import DocumentMeta, Page, Table
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.evidence.claim_checks import check_claims
@@ -216,7 +216,6 @@ class KnowledgeBase:
         where = self.page(document, number)  # validates the name and the page number
         meta = self.document(document)
         rendered = render_png(self.pdf(document), number, [], request.dpi, colors=256)
-        printed = printed_page(meta.folios, number)
         holding = [s for s in self.outline(document) if s.page_start <= number <= s.page_end]
         return rendered.png, PageImage(
             document=document,
@@ -227,7 +226,7 @@ class KnowledgeBase:
             page_width=where.width,
             page_height=where.height,
             page_count=meta.pages,
-            printed_page=printed if printed != number else None,
+            printed_page=other_printed_page(meta.folios, number),
             section=max(holding, key=lambda s: s.level).title if holding else None,
         )
 

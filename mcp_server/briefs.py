@@ -199,11 +199,12 @@ def _survey_line_chars(result: SearchResult) -> int:
 def search_brief(result: SearchResult, survey: bool = False) -> SearchBrief:
     hits = result.hits
     per_hit = max(SEARCH_TEXT_BUDGET // max(len(hits), 1), MIN_PER_HIT)
-    shown: list[PassageBrief] | list[PagePointer] = (
-        [_pointer(hit, _survey_line_chars(result)) for hit in hits]
-        if survey
-        else [_passage(rank, hit, per_hit) for rank, hit in enumerate(hits, start=1)]
-    )
+    shown: list[PassageBrief] | list[PagePointer]
+    if survey:
+        line_chars = _survey_line_chars(result)  # once: it measures the whole survey
+        shown = [_pointer(hit, line_chars) for hit in hits]
+    else:
+        shown = [_passage(rank, hit, per_hit) for rank, hit in enumerate(hits, start=1)]
     return SearchBrief(**result.model_dump(include=set(SearchHead.model_fields)), hits=shown)
 
 

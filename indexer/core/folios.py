@@ -127,3 +127,9 @@ def printed_page(runs: list[FolioRun], page: int) -> int | None:
         if first <= page <= last:
             return page - offset
     return None
+
+
+def other_printed_page(runs: list[FolioRun], page: int) -> int | None:
+    """The number printed on PDF ``page`` where it is not ``page`` itself (what a citation names beside it)."""
+    printed = printed_page(runs, page)
+    return printed if printed != page else None

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from indexer.core.budget import REQUEST_BUDGET_S, Budget
 from indexer.core.docmatch import DocumentFocus, focus
 from indexer.core.errors import QueryError, shown
-from indexer.core.folios import printed_page
+from indexer.core.folios import other_printed_page
 from indexer.core.models import TABLE_ROW, Box
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.core.sections import parent_only, question_sections
@@ -338,7 +338,7 @@ def _hit(
             page=chunk.page,
             title=meta.title,
             company=meta.company,
-            printed_page=_printed(meta.folios, chunk.page),
+            printed_page=other_printed_page(meta.folios, chunk.page),
         ),
         page_width=chunk.page_width,
         page_height=chunk.page_height,
@@ -352,11 +352,6 @@ def _hit(
         dense_rank=dense_rank,
         table_row=evidence,
     )
-
-
-def _printed(folios: list[tuple[int, int, int]], page: int) -> int | None:
-    printed = printed_page(folios, page)
-    return printed if printed != page else None
 
 
 def regex_search(index: LoadedIndex, pattern: str, top_k: int, filters: Filters, recipe: Recipe) -> SearchOutcome:
