@@ -66,6 +66,8 @@ def test_the_list_ranks_the_paragraph_that_says_it_in_one_sentence(samples_index
         (QUESTION, "BESTBUY*", True),  # one filing
         (QUESTION, None, False),  # every filing: a phrase in each year's report is no evidence for one
         ("Is Best Buy a capital-intensive business?", "BESTBUY*", False),  # a judgement: line items it never says
+        # a judgement's pattern, but the question names what it asks about (its line item): its words are the answer's
+        ("Why did Best Buy's operating income fall?", "BESTBUY*", True),
     ],
 )
 def test_it_runs_within_one_filing_and_not_for_a_judgement(

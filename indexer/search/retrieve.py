@@ -26,7 +26,7 @@ from indexer.core.sections import parent_only, question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
-from indexer.search.expand import Variant, content_tokens, expand, judgement_terms, strip_instructions
+from indexer.search.expand import Variant, content_tokens, expand, strip_instructions
 from indexer.search.filters import filter_documents
 from indexer.search.fusion import RankedList, reciprocal_rank_fusion, rescale_unranked
 from indexer.search.highlights import Highlight, find_highlights, query_patterns
@@ -201,10 +201,12 @@ def _ranked_lists(
     return lists
 
 
-def _reads_proximity(recipe: Recipe, scope: list[str] | None, text: str) -> bool:
-    """Whether the proximity list runs: within one filing (search/proximity.py), not for a judgement question."""
+def _reads_proximity(recipe: Recipe, scope: list[str] | None, unnamed: tuple[str, ...]) -> bool:
+    """Whether the proximity list runs: within one filing (search/proximity.py), not for a judgement the question
+    asks without naming any of its line items (``unnamed``: the sections that answer it), whose answer need not
+    print the question's words at all. "What explains the rise in operating margin?" names what it asks about."""
     single = scope is not None and len(scope) == 1
-    return single and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers and not judgement_terms(text)
+    return single and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers and not unnamed
 
 
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
@@ -251,7 +253,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     names = name_tokens(index, scope)
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
     lists = _ranked_lists(index, variants, plan, depth, allowed, recipe, best_rows, names, scoped_names)
-    if _reads_proximity(recipe, scope, text):
+    unnamed = judgement_sections(text)
+    if _reads_proximity(recipe, scope, unnamed):
         words = without_names(content_tokens(index.tokenizer.tokenize(text), index.tokenizer), scoped_names)
         near = proximity_list(index, words, lists, plan.bm25_weight * recipe.proximity_weight, recipe)
         lists += [near] if near else []
@@ -259,7 +262,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     wanted = {
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
-    judged = judgement_sections(text) if recipe.judgements else ()
+    judged = unnamed if recipe.judgements else ()
     sections = question_sections(text, judged) if recipe.sections else ()
     coverage = Coverage(index, wanted, lists, recipe)
     if "bm25" in recipe.retrievers:
