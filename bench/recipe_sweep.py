@@ -41,6 +41,7 @@ ABLATIONS: dict[str, dict[str, object]] = {
     "− CJK bigrams": {"bigram_weight": 0.0},
     "− table rows": {"table_rows_weight": 0.0},
     "− term proximity": {"proximity_weight": 0.0},
+    "− k 25 within a filing (k 60)": {"rrf_k_within": 60},
     "− dense": {"retrievers": ["bm25"]},
 }
 METRICS = ("hit@1", "hit@5", "mrr")

@@ -80,11 +80,22 @@ def test_it_runs_within_one_filing_and_not_for_a_judgement(
         called.append(args[1])  # type: ignore[arg-type]
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
+    fused_with: list[int] = []
+    fuse = retrieve.reciprocal_rank_fusion
+
+    def fusion_spy(lists: list[RankedList], k: int) -> list[tuple[int, float]]:
+        fused_with.append(k)
+        return fuse(lists, k)
+
     monkeypatch.setattr(retrieve, "proximity_list", spy)
+    monkeypatch.setattr(retrieve, "reciprocal_rank_fusion", fusion_spy)
     outcome = samples_kb.search(SearchRequest(query=query, top_k=5, documents=documents))
     assert outcome.hits
     assert bool(called) is runs
+    # where the filing's own words are the evidence, the fusion trusts each list's first places more
+    assert fused_with == [DEFAULT_RECIPE.rrf_k_within if runs else DEFAULT_RECIPE.rrf_k]
     off = DEFAULT_RECIPE.model_copy(update={"proximity_weight": 0.0})
     called.clear()
     samples_kb.search(SearchRequest(query=query, top_k=5, documents=documents), off)
     assert not called
+    assert fused_with[-1] == (DEFAULT_RECIPE.rrf_k_within if runs else DEFAULT_RECIPE.rrf_k)  # k is not proximity's

@@ -2,7 +2,7 @@
 
 question ─▶ document focus (company, year, form named in it) ─▶ expansion (periods, glossary)
          ─▶ route (question type → BM25/dense weights, recall depth)
-         ─▶ BM25 and dense lists per variant ─▶ weighted reciprocal-rank fusion (k = 60)
+         ─▶ BM25 and dense lists per variant ─▶ weighted reciprocal-rank fusion (k = 60; 25 within one filing)
          ─▶ post-processing (boilerplate, sections, preferred documents, duplicates, one chunk per page,
             several documents for comparisons, newest first for anomalies)
 """
@@ -201,12 +201,12 @@ def _ranked_lists(
     return lists
 
 
-def _reads_proximity(recipe: Recipe, scope: list[str] | None, unnamed: tuple[str, ...]) -> bool:
-    """Whether the proximity list runs: within one filing (search/proximity.py), not for a judgement the question
-    asks without naming any of its line items (``unnamed``: the sections that answer it), whose answer need not
-    print the question's words at all. "What explains the rise in operating margin?" names what it asks about."""
-    single = scope is not None and len(scope) == 1
-    return single and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers and not unnamed
+def _within_filing(scope: list[str] | None, unnamed: tuple[str, ...]) -> bool:
+    """Whether a search is scoped to one filing and the question's own words are its evidence: not a judgement
+    asked without naming any of its line items (``unnamed``: the sections that answer it), whose answer need not
+    print the question's words at all. "What explains the rise in operating margin?" names what it asks about.
+    There the proximity list runs (search/proximity.py) and the fusion trusts each list's first places more."""
+    return scope is not None and len(scope) == 1 and not unnamed
 
 
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
@@ -254,7 +254,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
     lists = _ranked_lists(index, variants, plan, depth, allowed, recipe, best_rows, names, scoped_names)
     unnamed = judgement_sections(text)
-    if _reads_proximity(recipe, scope, unnamed):
+    within = _within_filing(scope, unnamed)
+    if within and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers:
         words = without_names(content_tokens(index.tokenizer.tokenize(text), index.tokenizer), scoped_names)
         near = proximity_list(index, words, lists, plan.bm25_weight * recipe.proximity_weight, recipe)
         lists += [near] if near else []
@@ -267,7 +268,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     coverage = Coverage(index, wanted, lists, recipe)
     if "bm25" in recipe.retrievers:
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, coverage)
-    fused = rescale_unranked(reciprocal_rank_fusion(lists, recipe.rrf_k), lists, "dense", index.storage.embedded)
+    k = recipe.rrf_k_within if within else recipe.rrf_k
+    fused = rescale_unranked(reciprocal_rank_fusion(lists, k), lists, "dense", index.storage.embedded)
     rescored = [
         (adjusted(index.chunks, row, score, found.preferred, sections, recipe, coverage.enough), row)
         for row, score in fused
