@@ -12,6 +12,7 @@ import pytest
 from indexer.core.errors import NotFoundError, QueryError
 from indexer.core.recipe import DEFAULT_RECIPE
 from indexer.index.model_cache import FOLDER
+from indexer.index.reader import LoadedIndex
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import PageRequest
 from indexer.search.request import SearchRequest
@@ -68,6 +69,31 @@ def test_results_are_capped_by_top_k_and_sorted(samples_kb: KnowledgeBase) -> No
     hits = hits_for(samples_kb, "net income", top_k=4)
     assert len(hits) == 4
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_the_first_hits_do_not_depend_on_how_many_are_asked_for(
+    samples_kb: KnowledgeBase, samples_index: LoadedIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search for 5 hits reads the same lists as one for 10 (each as deep), so its five are the other's first
+    five: an agent that asks for fewer hits gets the same ranking, not a shallower one."""
+    storage = type(samples_index.storage)  # the class the knowledge base's storage is too
+    real = storage.passages
+    asked: list[int] = []
+
+    def spy(self: object, tokens: list[str], depth: int, allowed: object) -> object:
+        asked.append(depth)
+        return real(self, tokens, depth, allowed)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(storage, "passages", spy)
+    question = "Best Buy comparable sales"
+    pages = {}
+    depths = {}
+    for top_k in (10, 5, 1):
+        asked.clear()
+        pages[top_k] = [h.page for h in hits_for(samples_kb, question, top_k=top_k)]
+        depths[top_k] = set(asked)
+    assert pages[5] == pages[10][:5] and pages[1] == pages[10][:1]
+    assert depths[1] == depths[5] == depths[10] and min(depths[5]) >= 10 * DEFAULT_RECIPE.recall_factor
 
 
 @pytest.mark.parametrize("query", ["", "   ", "x" * 5000])

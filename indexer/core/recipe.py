@@ -32,7 +32,13 @@ class Recipe(BaseModel):
     per_page: int = Field(default=1, description="chunks of one page in the results at most (0: no limit)")
 
     recall_factor: int = Field(default=10, description="depth of each ranked list before fusion, × the hits asked for")
-    min_recall: int = Field(default=50, description="… and at least this deep")
+    min_recall: int = Field(
+        default=100,
+        description="… and at least this deep: so deep that the first hits do not depend on how many are asked "
+        "for (up to 10). At 50 a search for 5 hits read shallower lists than one for 10, and ranked its five "
+        "differently: on the dev sets at top_k 5, hybrid, judgement MRR@5 0.623 against 0.733 at top_k 10, "
+        "dev/filings hit@5 0.875 against 0.896; at 100 both ask the same",
+    )
     depth_per_document: int = Field(
         default=4,
         description="lists reach this many times deeper when several filings are in scope (at most that many "
