@@ -46,6 +46,8 @@ def test_a_judgements_route_is_derived_from_the_statements_of_its_line_items() -
     # a question that names one of the line items is routed by what it names, not by the judgement
     assert judgement_sections("Did gross margin improve in 2022?") == ()
     assert question_sections("Did gross margin improve in 2022?")[0] == "income_statement"
+    # as a margin the filing prints is named: "operating margin" is one of its judgement's line items too
+    assert judgement_sections("What drove the change in operating margin?") == ()
     assert judgement_sections("What was revenue in 2022?") == ()
 
 
