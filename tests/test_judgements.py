@@ -5,9 +5,12 @@ abbreviations expand both ways in both languages (its concepts' terms)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from indexer.core.sections import question_sections
+from indexer.core.tokenize import Tokenizer
 from indexer.data.vocabulary import vocabulary
 from indexer.evidence.concepts import concepts_named
 from indexer.knowledge_base import KnowledgeBase
@@ -49,6 +52,17 @@ def test_a_judgements_route_is_derived_from_the_statements_of_its_line_items() -
     # as a margin the filing prints is named: "operating margin" is one of its judgement's line items too
     assert judgement_sections("What drove the change in operating margin?") == ()
     assert judgement_sections("What was revenue in 2022?") == ()
+
+
+def test_a_line_item_is_named_in_any_order_and_form(tmp_path: Path) -> None:
+    """With the index's tokenizer, "paid dividends" names "dividends paid" and "repurchased common stock" names
+    "repurchases of common stock": such a question asks about what it names, not a judgement it leaves unsaid."""
+    tokenize = Tokenizer(tmp_path).tokenize
+    for question in ("Has MGM paid dividends to its shareholders?", "Has Apple repurchased common stock since 2020?"):
+        assert judgement_sections(question) != ()  # not as written
+        assert judgement_sections(question, tokenize) == ()
+    assert judgement_sections("Is Boeing a capital-intensive business?", tokenize)[0] == "cash_flow"
+    assert judgement_sections("Does MGM pay a dividend?", tokenize)[0] == "cash_flow"  # "paid" is not said
 
 
 def test_judgement_terms_go_one_way() -> None:

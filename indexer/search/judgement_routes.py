@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from indexer.data.vocabulary import vocabulary
 from indexer.evidence.concepts import concepts_named
@@ -37,13 +38,22 @@ def _derived() -> tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]]
     return tuple(found)
 
 
-def judgement_sections(question: str) -> tuple[str, ...]:
+def judgement_sections(question: str, tokenize: Callable[[str], list[str]] | None = None) -> tuple[str, ...]:
     """The sections that answer the judgements ``question`` asks without naming any of their line items, most
     specific first (the statements that print those line items, then the MD&A and the notes); empty when it asks
-    none."""
+    none. With ``tokenize`` (the index's tokenizer) a line item is named when the question holds each of its words
+    in any order and form ("paid dividends" names "dividends paid"); without it, when it holds the item as written."""
     text = question.lower()
+    words = set(tokenize(question)) if tokenize else set()
+
+    def named(item: str) -> bool:
+        if tokenize is None:
+            return item in text
+        tokens = set(tokenize(item))
+        return bool(tokens) and tokens <= words
+
     found: list[str] = []
     for pattern, sections, items in _derived():
-        if pattern.search(question) and not any(item in text for item in items):
+        if pattern.search(question) and not any(named(item) for item in items):
             found.extend(s for s in sections if s not in found)
     return tuple(found)

@@ -253,7 +253,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     names = name_tokens(index, scope)
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
     lists = _ranked_lists(index, variants, plan, depth, allowed, recipe, best_rows, names, scoped_names)
-    unnamed = judgement_sections(text)
+    unnamed = judgement_sections(text, index.tokenizer.tokenize)
     within = _within_filing(scope, unnamed)
     if within and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers:
         words = without_names(content_tokens(index.tokenizer.tokenize(text), index.tokenizer), scoped_names)
