@@ -38,17 +38,14 @@ def _derived() -> tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]]
     return tuple(found)
 
 
-def judgement_sections(question: str, tokenize: Callable[[str], list[str]] | None = None) -> tuple[str, ...]:
+def judgement_sections(question: str, tokenize: Callable[[str], list[str]]) -> tuple[str, ...]:
     """The sections that answer the judgements ``question`` asks without naming any of their line items, most
     specific first (the statements that print those line items, then the MD&A and the notes); empty when it asks
-    none. With ``tokenize`` (the index's tokenizer) a line item is named when the question holds each of its words
-    in any order and form ("paid dividends" names "dividends paid"); without it, when it holds the item as written."""
-    text = question.lower()
-    words = set(tokenize(question)) if tokenize else set()
+    none. A line item is named when the question holds each of its words, read with ``tokenize`` (the index's
+    tokenizer), in any order and form: "paid dividends" names "dividends paid"."""
+    words = set(tokenize(question))
 
     def named(item: str) -> bool:
-        if tokenize is None:
-            return item in text
         tokens = set(tokenize(item))
         return bool(tokens) and tokens <= words
 
