@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("ray", reason="Ray is an extra: pip install 'filings-mcp[ray]'")
 
 from indexer.index.dense import DenseIndex
+from indexer.index.embed import EmbedderError
 from indexer.index.ray_embedder import RayEmbedder, start_ray
 from indexer.index.store import read_chunks, read_manifest, read_pages
 from indexer.ingest.build import build_index
@@ -70,3 +71,36 @@ def test_a_build_on_ray_gives_the_pages_and_vectors_of_a_build_in_one_process(
         embedder.close()
     finally:
         ray.shutdown()
+
+
+def test_a_local_ray_that_misses_its_startup_is_started_once_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ray's local node now and then never registers within its fixed 30 s; the build starts it a second time
+    (after cleaning up the first) instead of failing, and a cluster that cannot be reached is reported at once."""
+    import ray
+
+    calls: list[dict[str, object]] = []
+    shutdowns: list[bool] = []
+
+    def flaky_init(**options: object) -> None:
+        calls.append(options)
+        if len(calls) == 1:
+            raise Exception("The current node timed out during startup.")
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", flaky_init)
+    monkeypatch.setattr(ray, "shutdown", lambda: shutdowns.append(True))
+    assert start_ray("local", cpus=2) is ray
+    assert len(calls) == 2 and shutdowns == [True] and calls[1]["num_cpus"] == 2
+    calls.clear()
+
+    def unreachable(**options: object) -> None:
+        calls.append(options)
+        raise ConnectionError("no cluster there")
+
+    monkeypatch.setattr(ray, "init", unreachable)
+    with pytest.raises(EmbedderError, match=r"cannot start or reach Ray at ray://10\.0\.0\.9:10001"):
+        start_ray("ray://10.0.0.9:10001")
+    assert len(calls) == 1  # a remote address is tried once
+    with pytest.raises(EmbedderError, match="cannot start or reach Ray at local"):
+        start_ray("local")
+    assert len(calls) == 3  # twice here: the first try and one more

@@ -20,6 +20,7 @@ from indexer.index.embed import EmbedderError, make_embedder
 logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray without an address: a Ray instance on this machine
+LOCAL_STARTS = 2  # tries at starting a local Ray instance (its node can miss its startup deadline under load)
 
 
 class _EmbedderActor:
@@ -51,13 +52,21 @@ def start_ray(address: str, cpus: int | None = None) -> Any:
             "logging_level": logging.WARNING,
             "configure_logging": False,
         }
-        try:
-            if address == LOCAL:
-                ray.init(num_cpus=cpus, **options)
-            else:
-                ray.init(address=address, **options)
-        except Exception as exc:  # Ray raises many types for an unreachable cluster
-            raise EmbedderError(f"cannot start or reach Ray at {address} ({exc}); check the address") from exc
+        for attempt in range(LOCAL_STARTS if address == LOCAL else 1):
+            try:
+                if address == LOCAL:
+                    ray.init(num_cpus=cpus, **options)
+                else:
+                    ray.init(address=address, **options)
+                break
+            except Exception as exc:  # Ray raises many types for an unreachable cluster
+                if address == LOCAL and attempt + 1 < LOCAL_STARTS:
+                    # a local node's raylet now and then never registers within Ray's fixed 30 s ("The current
+                    # node timed out during startup"); a second start, after cleaning up the first, comes up
+                    logger.warning("Ray did not start here (%s); starting it once more", exc)
+                    ray.shutdown()
+                    continue
+                raise EmbedderError(f"cannot start or reach Ray at {address} ({exc}); check the address") from exc
     return ray
 
 
