@@ -49,9 +49,10 @@ class Recipe(BaseModel):
     rrf_k_within: int = Field(
         default=25,
         description="the fusion's k for a search within one filing whose own words are the evidence (where the "
-        "proximity list runs). k = 60 (Cormack et al., fusing TREC runs over a large collection) lets a passage "
-        "that one list ranks 24th and two more rank low outvote the one that the dense and proximity lists both "
-        "rank first (1/61 is only 1.4 × 1/84); within a filing each list's first places are the evidence. Across "
+        "proximity list runs). At k = 60 (Cormack et al., fusing TREC runs over a large collection) a first place "
+        "is worth only 1.4 × a 24th (1/61 against 1/84): the passage that BM25 ranks first and two more lists "
+        "rank lower outvotes one that the dense and proximity lists both rank first and BM25 24th, though within "
+        "a filing each list's first places are the evidence. Across "
         "filings, and for a judgement asked without its line items (answered by the routed statements, not by the "
         "lists' first places), k stays 60: there k = 25 put a broker's forecast above the 年报's 总资产 row and "
         "the statements out of a capital-intensity question's top 5 on the samples. Dev sets, filtered MRR words "
