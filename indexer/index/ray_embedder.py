@@ -52,7 +52,8 @@ def start_ray(address: str, cpus: int | None = None) -> Any:
             "logging_level": logging.WARNING,
             "configure_logging": False,
         }
-        for attempt in range(LOCAL_STARTS if address == LOCAL else 1):
+        starts = LOCAL_STARTS if address == LOCAL else 1
+        for start in range(1, starts + 1):
             try:
                 if address == LOCAL:
                     ray.init(num_cpus=cpus, **options)
@@ -60,13 +61,12 @@ def start_ray(address: str, cpus: int | None = None) -> Any:
                     ray.init(address=address, **options)
                 break
             except Exception as exc:  # Ray raises many types for an unreachable cluster
-                if address == LOCAL and attempt + 1 < LOCAL_STARTS:
-                    # a local node's raylet now and then never registers within Ray's fixed 30 s ("The current
-                    # node timed out during startup"); a second start, after cleaning up the first, comes up
-                    logger.warning("Ray did not start here (%s); starting it once more", exc)
-                    ray.shutdown()
-                    continue
-                raise EmbedderError(f"cannot start or reach Ray at {address} ({exc}); check the address") from exc
+                if start == starts:
+                    raise EmbedderError(f"cannot start or reach Ray at {address} ({exc}); check the address") from exc
+                # a local node's raylet now and then never registers within Ray's fixed 30 s ("The current node
+                # timed out during startup"); a second start, after cleaning up the first, comes up
+                logger.warning("Ray did not start here (%s); starting it once more", exc)
+                ray.shutdown()
     return ray
 
 
