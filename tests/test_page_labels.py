@@ -10,7 +10,21 @@ from tests.conftest import BESTBUY_10Q, hits_for
 
 
 def _labels(index: LoadedIndex, document: str) -> dict[int, tuple[str | None, str]]:
-    return {c.page: (c.section, c.kind) for c in index.chunks if c.document == document and c.kind != "table_row"}
+    """Each page's label: its first passage's."""
+    labels: dict[int, tuple[str | None, str]] = {}
+    for c in index.chunks:
+        if c.document == document and c.kind != "table_row":
+            labels.setdefault(c.page, (c.section, c.kind))
+    return labels
+
+
+def _passages(index: LoadedIndex, document: str, page: int) -> list[tuple[str | None, str]]:
+    """A page's passages in order: their label and first line after the page's running header."""
+    lines = [
+        (c.section, c.text.removeprefix("Table of Contents\n").split("\n")[0])
+        for c in index.chunks if c.document == document and c.page == page and c.kind != "table_row"
+    ]  # fmt: skip
+    return [line for i, line in enumerate(lines) if i == 0 or line[0] != lines[i - 1][0]]
 
 
 def test_a_10q_s_pages_carry_their_part(samples_index: LoadedIndex) -> None:
@@ -19,12 +33,22 @@ def test_a_10q_s_pages_carry_their_part(samples_index: LoadedIndex) -> None:
     assert labels[4] == ("income_statement", "body")
     assert labels[6] == ("cash_flow", "body")
     assert labels[9] == ("notes", "body")
-    assert labels[13] == ("legal", "body")  # note 10. Contingencies
-    assert labels[14] == ("segments", "body")  # note 11. Segments
+    assert labels[14] == ("segments", "body")  # note 11. Segments, from p.13 on
     assert labels[20][0] == "mdna"  # Item 2, p.15 on
     assert labels[25] == (None, "body")  # Part II: share repurchases and the exhibit list, real content
     assert labels[26] == ("signatures", "boilerplate")
     assert {labels[p] for p in range(27, 31)} == {("certification", "boilerplate")}  # Exhibits 31.1 … 32.2
+
+
+def test_a_section_that_starts_mid_page_labels_the_passages_below_its_heading(samples_index: LoadedIndex) -> None:
+    # p.13 holds the end of note 9, all of note 10 and the start of note 11; p.14 the end of note 11 and Item 2's
+    # first lines: each passage takes the label of the part it is printed in, never two
+    assert [label for label, _ in _passages(samples_index, BESTBUY_10Q.name, 13)] == ["notes", "legal", "segments"]
+    assert _passages(samples_index, BESTBUY_10Q.name, 13)[1][1] == "10. Contingencies"
+    assert _passages(samples_index, BESTBUY_10Q.name, 13)[2][1] == "11. Segments"
+    page_14 = _passages(samples_index, BESTBUY_10Q.name, 14)
+    assert page_14[0][0] == "segments" and page_14[1][0] == "mdna"
+    assert page_14[1][1].startswith("Item 2. Management's Discussion and Analysis")
 
 
 def test_boilerplate_pages_by_their_own_text() -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from indexer.core.geometry import ROW_IN_PASSAGE_PT
 from indexer.core.models import BODY, BOILERPLATE, CONTENTS, TABLE_ROW, Chunk, DocumentMeta, Line, Page, StoredChunk
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF
-from indexer.ingest.page_labels import page_labels
+from indexer.ingest.page_labels import passage_labels
 from indexer.ingest.tables import row_text
 
 
@@ -149,10 +149,17 @@ def _make_chunk(
 
 
 def chunk_page(
-    document: str, doc_sha: str, page: Page, settings: ChunkSettings, section: str | None = None
+    document: str,
+    doc_sha: str,
+    page: Page,
+    settings: ChunkSettings,
+    section: str | None = None,
+    lines: list[Line] | None = None,
+    first: int = 0,
 ) -> list[Chunk]:
-    """Split one page's non-furniture lines into chunks of about ``max_tokens``, with overlap."""
-    body = [line for line in page.lines if not line.furniture]
+    """Split one page's non-furniture lines (or ``lines`` of them) into chunks of about ``max_tokens``, with
+    overlap; ``first`` is the first chunk's ordinal on the page."""
+    body = [line for line in page.lines if not line.furniture] if lines is None else lines
     if not body:
         return []
     kind = CONTENTS if is_contents_page(page.lines) else BODY
@@ -163,7 +170,7 @@ def chunk_page(
     for line in body:
         cost = estimate_tokens(line.text)
         if current and size + cost > settings.max_tokens and len(current) > start_of_new:
-            chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind, section))
+            chunks.append(_make_chunk(document, doc_sha, page, first + len(chunks), current, kind, section))
             overlap = current[-settings.overlap_lines :] if settings.overlap_lines else []
             if sum(estimate_tokens(x.text) for x in overlap) > settings.max_tokens // 3:
                 overlap = []
@@ -173,7 +180,7 @@ def chunk_page(
         current.append(line)
         size += cost
     if len(current) > start_of_new or not chunks:
-        chunks.append(_make_chunk(document, doc_sha, page, len(chunks), current, kind, section))
+        chunks.append(_make_chunk(document, doc_sha, page, first + len(chunks), current, kind, section))
     return chunks
 
 
@@ -207,22 +214,27 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
 
 
 def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
-    """All chunks of a document, each page's passages followed by its table rows, labelled with the part of the
-    filing their page belongs to (ingest/page_labels.py); certification, signature and exhibit pages are
-    boilerplate, pages of definitions glossary."""
+    """All chunks of a document, each page's passages followed by its table rows, each passage labelled with the
+    part of the filing it is printed in (ingest/page_labels.py: a passage never spans two); certification,
+    signature and exhibit pages are boilerplate, pages of definitions glossary."""
     chunks: list[Chunk] = []
-    for page, label in zip(pages, page_labels(pages), strict=True):
+    for page, spans in zip(pages, passage_labels(pages), strict=True):
         if page.unreadable:
             continue  # its text layer is noise: not searchable until OCR'd (--ocr)
         if is_contents_page(page.lines):
             chunks.extend(chunk_page(document, doc_sha, page, settings, None))
             continue
-        page_chunks = chunk_page(document, doc_sha, page, settings, label.section)
-        update: dict[str, object] = {"heading": label.heading} if label.heading else {}
-        if label.kind:
-            update["kind"] = label.kind
-        if update:
-            page_chunks = [c.model_copy(update=update) for c in page_chunks]
+        body = [line for line in page.lines if not line.furniture]
+        ends = [span.start for span in spans[1:]] + [len(body)]
+        page_chunks: list[Chunk] = []
+        for span, end in zip(spans, ends, strict=True):
+            label = span.label
+            passages = chunk_page(document, doc_sha, page, settings, label.section, body[span.start : end],
+                                  len(page_chunks))  # fmt: skip
+            update: dict[str, object] = {"heading": label.heading} if label.heading else {}
+            if label.kind:
+                update["kind"] = label.kind
+            page_chunks += [c.model_copy(update=update) for c in passages] if update else passages
         chunks.extend(page_chunks)
         chunks.extend(table_row_chunks(document, doc_sha, page, page_chunks))
     return chunks

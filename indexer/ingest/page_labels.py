@@ -1,11 +1,12 @@
-"""Which part of a filing each page belongs to: the label that search routes questions to.
+"""Which part of a filing each passage belongs to: the label that search routes questions to.
 
 The outline (evidence/outline.py: Parts and Items in order, a 年报's 节, an annual report's own sections, the primary
-statements and their notes) spans pages; a page takes the label of the deepest outline section over it, by the
-section's kind or title (core/sections.py). Inside a section, a sub-heading that names a topic analysts ask about
-(a segment note, income taxes, legal proceedings, executive officers, employees) labels the pages from it to the
-next sub-heading; a numbered note about something else ends the topic. Pages no outline section covers (an
-earnings release, a broker's note) take the first known heading on the page, carried over as before.
+statements and their notes) runs from heading to heading; a line takes the label of the deepest outline section over
+it, by the section's kind or title (core/sections.py). Inside a section, a sub-heading that names a topic analysts
+ask about (a segment note, income taxes, legal proceedings, executive officers, employees) labels the lines from it
+to the next sub-heading; a numbered note about something else ends the topic. A page's lines are cut into spans
+where the label changes, and the chunker never joins two spans into one passage. Pages no outline section covers
+(an earnings release, a broker's note) take the first known heading on the page, carried over as before.
 Certifications, signatures and exhibit indexes are recognised by their own text and marked boilerplate; a page of
 definitions (a glossary, a list of abbreviations, a 年报's 释义) is labelled and marked glossary.
 """
@@ -46,14 +47,37 @@ def _outline_label(section: Section) -> str | None:
 
 STATEMENT_PAGES = 3  # a primary statement's label lasts this many pages at most (an earnings release's tables follow)
 
+Position = tuple[int, int]  # (1-based page, index of a line among the page's body lines)
+_END: Position = (1 << 30, 0)
 
-def _deepest(sections: list[Section], number: int) -> Section | None:
-    """The deepest outline section over page ``number`` (the one whose heading is on it, on a tie)."""
+
+@dataclass(frozen=True)
+class Span:
+    """A page's body lines (its non-furniture lines) from ``start`` to the next span's start, and their label."""
+
+    start: int
+    label: PageLabel
+
+
+def _extents(sections: list[Section]) -> list[tuple[Position, Position]]:
+    """Where each section runs: from its heading's line to the heading of the next section at its level or above
+    (the outline lists them in reading order)."""
+    extents = []
+    for i, section in enumerate(sections):
+        following = next((s for s in sections[i + 1 :] if s.level <= section.level), None)
+        end = _END if following is None else (following.page_start, following.line)
+        extents.append(((section.page_start, section.line), end))
+    return extents
+
+
+def _deepest(sections: list[Section], extents: list[tuple[Position, Position]], at: Position) -> Section | None:
+    """The deepest outline section over a line (the one whose heading came last, on a tie)."""
     over = [
-        s for s in sections
-        if s.page_start <= number <= s.page_end and (s.kind != "statement" or number < s.page_start + STATEMENT_PAGES)
+        (s, start) for s, (start, end) in zip(sections, extents, strict=True)
+        if start <= at < end and (s.kind != "statement" or at[0] < s.page_start + STATEMENT_PAGES)
     ]  # fmt: skip
-    return max(over, key=lambda s: (s.level, s.page_start), default=None)
+    best = max(over, key=lambda item: (item[0].level, item[1]), default=None)
+    return None if best is None else best[0]
 
 
 def _fallback(pages: list[Page]) -> list[PageLabel]:
@@ -74,35 +98,67 @@ def _fallback(pages: list[Page]) -> list[PageLabel]:
     return labels
 
 
-def page_labels(pages: list[Page]) -> list[PageLabel]:
-    """One label per page, in order."""
+def passage_labels(pages: list[Page]) -> list[list[Span]]:
+    """Each page's body lines in spans of one label, in order. A label changes where an outline section or a
+    topic's sub-heading starts, on whatever line it is printed (Item 3 begins half-way down the page that Item 2
+    began), so a passage takes the label of the part of the filing it is printed in."""
     sections = outline([page.lines for page in pages], contents=False)  # the contents' sections: not measured yet
+    extents = _extents(sections)
+    starts: dict[int, set[int]] = {}
+    for heading in sections:
+        starts.setdefault(heading.page_start, set()).add(heading.line)
     fallback = _fallback(pages)
-    labels: list[PageLabel] = []
+    out: list[list[Span]] = []
     topic = _Topic(None)
     for number, page in enumerate(pages, start=1):
         texts = [line.text for line in page.lines if not line.furniture]
         kind = boilerplate_page(texts)
         if kind is not None:
-            labels.append(PageLabel(kind, None, BOILERPLATE))
+            out.append([Span(0, PageLabel(kind, None, BOILERPLATE))])
             continue
         if glossary_page(texts):
-            labels.append(PageLabel(GLOSSARY, None, GLOSSARY_KIND))
+            out.append([Span(0, PageLabel(GLOSSARY, None, GLOSSARY_KIND))])
             continue
-        section = _deepest(sections, number)
-        if section is None:
-            labels.append(fallback[number - 1])
-            continue
+        section = _deepest(sections, extents, (number, 0))
         topic = topic.next_page(section)
-        on_page, headed = topic, False
-        for text in texts:
-            is_heading, found = topic_heading(text)
-            if is_heading:  # the page belongs to the first topic headed on it; the next page to the last heading
-                topic = _Topic(section, found, text.strip() if found else None, numbered=_numbered(text))
-                if found and not headed:
-                    on_page, headed = topic, True
-        labels.append(PageLabel(on_page.label or _outline_label(section), on_page.heading or section.title))
-    return labels
+        spans: list[Span] = []
+        for line, text in enumerate(texts):
+            if line > 0 and line in starts.get(number, ()):
+                section = _deepest(sections, extents, (number, line))
+                topic = _Topic(section)
+            if section is None:
+                label = fallback[number - 1]
+            else:
+                is_heading, found = topic_heading(text)
+                if is_heading:  # to the next sub-heading (a numbered note), or to the end of the next page
+                    topic = _Topic(section, found, text.strip() if found else None, numbered=_numbered(text))
+                label = PageLabel(topic.label or _outline_label(section), topic.heading or section.title)
+            if not spans or spans[-1].label != label:
+                spans.append(Span(line, label))
+        out.append(_joined(spans, texts) or [Span(0, fallback[number - 1])])
+    return out
+
+
+MIN_SPAN_CHARS = 120  # a span with less text is a heading or a running header: it joins the passage below it
+
+
+def _joined(spans: list[Span], texts: list[str]) -> list[Span]:
+    """The spans with those of too little text to be a passage joined to the next (the last one to the one before):
+    a page's running header ("Table of Contents") or a Part's heading over an Item's is no passage of its own."""
+    if not spans:
+        return spans
+    ends = [span.start for span in spans[1:]] + [len(texts)]
+    kept: list[Span] = []
+    start: int | None = None  # where the short spans waiting to join the next one begin
+    for span, end in zip(spans, ends, strict=True):
+        if end < len(texts) and sum(len(t) for t in texts[span.start : end]) < MIN_SPAN_CHARS:
+            start = span.start if start is None else start
+            continue
+        kept.append(Span(span.start if start is None else start, span.label))
+        start = None
+    if len(kept) > 1 and sum(len(t) for t in texts[kept[-1].start :]) < MIN_SPAN_CHARS:
+        kept.pop()
+    return [span for i, span in enumerate(kept) if i == 0 or span.label != kept[i - 1].label]
 
 
 @dataclass(frozen=True)
@@ -116,7 +172,7 @@ class _Topic:
     numbered: bool = False
     pages: int = 0
 
-    def next_page(self, section: Section) -> _Topic:
+    def next_page(self, section: Section | None) -> _Topic:
         if section is not self.section or (not self.numbered and self.pages >= 1):
             return _Topic(section)
         return _Topic(section, self.label, self.heading, self.numbered, self.pages + 1)
