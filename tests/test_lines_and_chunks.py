@@ -3,6 +3,7 @@ import itertools
 from indexer.core.models import Box, Line, Page, Span
 from indexer.ingest.chunk import (
     ChunkSettings,
+    chunk_document,
     chunk_page,
     estimate_tokens,
     is_boilerplate,
@@ -119,3 +120,27 @@ def test_disclaimers_are_boilerplate_but_figures_are_not() -> None:
         "分析师声明：本人具有中国证券业协会授予的证券投资咨询执业资格。请务必阅读正文之后的免责条款。"
     )
     assert not is_boilerplate("营业收入 1,175,301,034.32 1,230,537,181.80 -4.49")
+
+
+def _page(number: int, texts: list[str]) -> Page:
+    return Page(
+        number=number, width=612, height=792, lines=[_line(t, 60 + 14 * i, number) for i, t in enumerate(texts)]
+    )
+
+
+def test_a_passage_never_spans_two_parts_of_a_filing_and_a_blank_page_keeps_its_place() -> None:
+    sentence = "The Company designs, manufactures and sells commercial aircraft to airlines around the world each year."
+    pages = [
+        _page(1, ["PART I", "Item 1. Business", sentence, sentence]),
+        _page(2, []),  # a blank page (a scanned insert, a separator)
+        _page(3, [sentence, sentence, "Item 1A. Risk Factors", sentence, sentence, "Item 1B. Unresolved Comments"]),
+        _page(4, ["Item 2. Properties", sentence, "Item 3. Legal Proceedings", sentence, sentence]),
+    ]
+    chunks = chunk_document("10-K.pdf", "ab" * 32, pages, ChunkSettings())
+    on = {p: [(c.section, c.text.split("\n")[0]) for c in chunks if c.page == p] for p in (1, 2, 3, 4)}
+    assert on[1] == [("business", "PART I")]  # a Part's heading is no passage of its own: it joins the Item's
+    assert on[2] == []
+    # the end of Item 1, then Item 1A with the heading of Item 1B too short to stand alone
+    assert on[3] == [("business", sentence), ("risk_factors", "Item 1A. Risk Factors")]
+    assert on[4] == [(None, "Item 2. Properties"), ("legal", "Item 3. Legal Proceedings")]
+    assert len({c.chunk_id for c in chunks}) == len(chunks)
