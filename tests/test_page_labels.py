@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from indexer.core.sections import boilerplate_page
 from indexer.index.reader import LoadedIndex
+from indexer.ingest.chunk import ChunkSettings
+from indexer.ingest.documents import read_pdf
+from indexer.ingest.page_labels import passage_labels
+from indexer.ingest.parse import PdfParser
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.expand import content_tokens
-from tests.conftest import BESTBUY_10Q, hits_for
+from tests.conftest import BESTBUY_10Q, ROOT, hits_for
+
+RECTIFIER = ROOT / "tests" / "pdfs" / "rectifier_technologies_2022_cut.pdf"  # see tests/pdfs/README.md
 
 
 def _labels(index: LoadedIndex, document: str) -> dict[int, tuple[str | None, str]]:
@@ -49,6 +55,25 @@ def test_a_section_that_starts_mid_page_labels_the_passages_below_its_heading(sa
     page_14 = _passages(samples_index, BESTBUY_10Q.name, 14)
     assert page_14[0][0] == "segments" and page_14[1][0] == "mdna"
     assert page_14[1][1].startswith("Item 2. Management's Discussion and Analysis")
+
+
+def test_notes_titled_only_by_their_running_header_are_notes_not_the_report_above_them() -> None:
+    # An ASX annual report: the Directors' report (page 1), the four statements (pages 2-5), then notes 1-8 under
+    # the running header "Notes to the financial statements", which is no heading of the body. Each note is labelled
+    # notes, or by its topic; none is labelled by the Directors' report that began before the statements.
+    with PdfParser() as parser:
+        pages = read_pdf(parser, RECTIFIER, None, ChunkSettings())
+    bodies = [[line.text for line in page.lines if not line.furniture] for page in pages]
+    spans = {n: [(s.label.section, bodies[n - 1][s.start]) for s in page] for n, page in
+             enumerate(passage_labels(pages), start=1)}  # fmt: skip
+    assert spans[1] == [("executive_officers", "Directors' report")]
+    assert spans[6] == [("notes", "Note 1. General information"), ("notes", "Note 2. Significant accounting policies")]
+    assert spans[8][0] == ("segments", "Note 4. Operating segments")
+    assert spans[9] == [("segments", spans[9][0][1]), ("notes", "Note 5. Revenue")]  # note 4 ends mid-page
+    assert spans[10] == [("notes", "Note 6. Other income"), ("notes", "Note 7. Expenses")]  # a passage each
+    assert spans[12] == [("tax", "Note 8. Income tax (continued)")]  # the note's topic, on each of its pages
+    labels = {label for n in range(6, 13) for label, _ in spans[n]}
+    assert labels == {"notes", "segments", "tax"}
 
 
 def test_boilerplate_pages_by_their_own_text() -> None:

@@ -90,9 +90,10 @@ _TOPICS: list[tuple[str, re.Pattern[str]]] = [
         ("segments", r"(?:business |operating |reportable )?segments?(?: information| reporting| data| results)?|"
                      r"(?:information|results) (?:about|by|of) (?:our )?(?:reportable |operating )?segments?|"
                      r"geographic (?:information|areas?|data)|分部信息|报告分部"),
-        ("tax", r"(?:provision for )?income taxes|taxation|income tax expense|所得税(?:费用)?"),
+        ("tax", r"(?:provision for )?income tax(?:es)?(?: expense)?|taxation|所得税(?:费用)?"),
         ("legal", r"legal proceedings|litigation|legal matters|contingencies|commitments and contingencies|"
-                  r"诉讼事项|或有事项"),
+                  r"contingent liabilities(?: and (?:contingent assets|commitments))?|"
+                  r"commitments and contingent liabilities|诉讼事项|或有事项"),
         ("executive_officers", r"(?:information about )?(?:our )?executive officers(?: of (?:the )?registrant)?|"
                                r"board of directors|directors and (?:senior|executive) (?:management|officers)"),
         ("compensation", r"(?:summary )?compensation (?:table|discussion and analysis)|executive compensation|"

@@ -27,6 +27,7 @@ from indexer.core.sections import (
     title_label,
     topic_heading,
 )
+from indexer.evidence.notes import with_notes
 from indexer.evidence.outline import Section, outline
 
 
@@ -40,6 +41,8 @@ class PageLabel:
 def _outline_label(section: Section) -> str | None:
     if section.kind == "statement":
         return section.key.split(".")[-1]  # balance_sheet, income_statement, cash_flow, equity, …
+    if section.kind == "note":  # its topic where it is one analysts ask about ("Note 8. Income tax": tax)
+        return topic_heading(section.title)[1] or "notes"
     if section.kind == "notes":
         return "notes"
     return title_label(section.title)
@@ -102,7 +105,10 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
     """Each page's body lines in spans of one label, in order. A label changes where an outline section or a
     topic's sub-heading starts, on whatever line it is printed (Item 3 begins half-way down the page that Item 2
     began), so a passage takes the label of the part of the filing it is printed in."""
-    sections = outline([page.lines for page in pages], contents=False)  # the contents' sections: not measured yet
+    lines = [page.lines for page in pages]
+    # the outline the tools show, each note of the notes an entry (found where the notes' title is only the pages'
+    # running header); the contents page's sections: not measured yet
+    sections = with_notes(lines, outline(lines, contents=False))
     extents = _extents(sections)
     starts: dict[int, set[int]] = {}
     for heading in sections:
