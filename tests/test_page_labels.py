@@ -57,6 +57,27 @@ def test_a_section_that_starts_mid_page_labels_the_passages_below_its_heading(sa
     assert page_14[1][1].startswith("Item 2. Management's Discussion and Analysis")
 
 
+def test_the_mdna_s_own_sub_headings_head_its_passages(samples_index: LoadedIndex) -> None:
+    # Best Buy's 10-Q, p.21: the cash flows and sources of liquidity under "Liquidity and Capital Resources" (begun
+    # on p.20). Each sub-heading starts a passage, which keeps it as its heading (BM25 and the model read it with the
+    # passage) and stays MD&A; a table's row label in MD&A is no sub-heading.
+    page_21 = [(c.section, c.heading) for c in samples_index.chunks
+               if c.document == BESTBUY_10Q.name and c.page == 21 and c.kind == "body"]  # fmt: skip
+    assert [h for i, (_, h) in enumerate(page_21) if i == 0 or h != page_21[i - 1][1]] == [
+        "Liquidity and Capital Resources", "Operating Activities", "Investing Activities", "Financing Activities",
+        "Sources of Liquidity",
+    ]  # fmt: skip
+    assert {section for section, _ in page_21} == {"mdna"}
+    first = next(c for c in samples_index.chunks if c.document == BESTBUY_10Q.name and c.page == 21 and
+                 c.heading == "Operating Activities")  # fmt: skip
+    assert first.text.startswith("Operating Activities\nThe increase in cash provided by operating activities")
+    with PdfParser() as parser:
+        pages = read_pdf(parser, BESTBUY_10Q, None, ChunkSettings())
+    mdna = [c for c in samples_index.chunks if c.document == BESTBUY_10Q.name and c.section == "mdna"]
+    row_labels = {row.label for page in pages[13:23] for table in page.tables for row in table.rows}
+    assert {"Gross profit", "Total"} <= row_labels and not {c.heading for c in mdna} & row_labels
+
+
 def test_notes_titled_only_by_their_running_header_are_notes_not_the_report_above_them() -> None:
     # An ASX annual report: the Directors' report (page 1), the four statements (pages 2-5), then notes 1-8 under
     # the running header "Notes to the financial statements", which is no heading of the body. Each note is labelled

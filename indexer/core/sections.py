@@ -11,6 +11,7 @@ import re
 
 from indexer.core.models import Line
 from indexer.core.text import CJK
+from indexer.data import data_lines
 from indexer.data.vocabulary import vocabulary
 
 # The primary statements' page labels (their pages are the answer to judgement questions that name none of their words).
@@ -152,6 +153,30 @@ def topic_heading(text: str) -> tuple[bool, str | None]:
         return False, None
     topic = next((label for label, pattern in _TOPICS if pattern.fullmatch(title)), None)
     return (numbered is not None or topic is not None), topic
+
+
+# A sub-heading of a discussion (MD&A's "Liquidity and Capital Resources", "Results of Operations"): a short line
+# of capitalised words, no figure, no sentence's end, over a line of prose. Small words (the English stopwords)
+# may stay lower case. One word alone is no sub-heading: a table's "Eliminations" or "Total" reads as one.
+_SUBHEADING_WORDS = (2, 8)
+_PROSE_CHARS = 50  # the line below a sub-heading is a paragraph's: this long at least, in lower-case words
+
+
+@functools.cache
+def _small_words() -> frozenset[str]:
+    return frozenset(data_lines("stopwords_en.txt"))
+
+
+def discussion_subheading(text: str, below: str | None) -> bool:
+    """Whether ``text`` is a sub-heading of a discussion, ``below`` the line printed under it."""
+    text = " ".join(text.split()).rstrip(":")
+    words = text.split()
+    if not _SUBHEADING_WORDS[0] <= len(words) <= _SUBHEADING_WORDS[1] or re.search(r"[\d$%.,;()]", text):
+        return False
+    small = _small_words()
+    if not all(w[:1].isupper() or w.lower() in small for w in words) or not words[0][:1].isupper():
+        return False
+    return below is not None and len(below) >= _PROSE_CHARS and sum(c.islower() for c in below) > len(below) / 2
 
 
 def boilerplate_page(texts: list[str]) -> str | None:

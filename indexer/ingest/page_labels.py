@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from indexer.core.models import BOILERPLATE, Page
+from indexer.core.geometry import ROW_IN_PASSAGE_PT
+from indexer.core.models import BOILERPLATE, Line, Page
 from indexer.core.models import GLOSSARY as GLOSSARY_KIND
 from indexer.core.sections import (
     GLOSSARY,
     LONG_SECTIONS,
     NUMBERED,
     boilerplate_page,
+    discussion_subheading,
     find_heading,
     glossary_page,
     title_label,
@@ -116,8 +118,9 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
     fallback = _fallback(pages)
     out: list[list[Span]] = []
     topic = _Topic(None)
+    bodies = [[line for line in page.lines if not line.furniture] for page in pages]
     for number, page in enumerate(pages, start=1):
-        texts = [line.text for line in page.lines if not line.furniture]
+        texts = [line.text for line in bodies[number - 1]]
         kind = boilerplate_page(texts)
         if kind is not None:
             out.append([Span(0, PageLabel(kind, None, BOILERPLATE))])
@@ -128,6 +131,7 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
         section = _deepest(sections, extents, (number, 0))
         topic = topic.next_page(section)
         spans: list[Span] = []
+        rows = _table_row_tops(page)
         for line, text in enumerate(texts):
             if line > 0 and line in starts.get(number, ()):
                 section = _deepest(sections, extents, (number, line))
@@ -138,11 +142,25 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
                 is_heading, found = topic_heading(text)
                 if is_heading:  # to the next sub-heading (a numbered note), or to the end of the next page
                     topic = _Topic(section, found, text.strip() if found else None, numbered=_numbered(text))
+                elif _outline_label(section) == "mdna" and _discussion_heading(texts, line, rows, bodies[number - 1]):
+                    topic = _Topic(section, None, text.strip())  # still MD&A, under its own sub-heading
                 label = PageLabel(topic.label or _outline_label(section), topic.heading or section.title)
             if not spans or spans[-1].label != label:
                 spans.append(Span(line, label))
         out.append(_joined(spans, texts) or [Span(0, fallback[number - 1])])
     return out
+
+
+def _table_row_tops(page: Page) -> list[float]:
+    return [row.boxes[0].top for table in page.tables for row in table.rows if row.boxes]
+
+
+def _discussion_heading(texts: list[str], line: int, rows: list[float], body: list[Line]) -> bool:
+    """A sub-heading of the MD&A's own (core/sections.py's discussion_subheading), not a table's row label."""
+    below = texts[line + 1] if line + 1 < len(texts) else None
+    if not discussion_subheading(texts[line], below):
+        return False
+    return not any(abs(body[line].box.top - top) < ROW_IN_PASSAGE_PT for top in rows)
 
 
 MIN_SPAN_CHARS = 120  # a span with less text is a heading or a running header: it joins the passage below it
