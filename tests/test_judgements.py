@@ -99,6 +99,8 @@ def test_analysts_abbreviations_expand_both_ways(abbreviation: str, meaning: str
 
 def test_a_capital_intensity_question_reaches_the_statements(e5_samples_kb: KnowledgeBase) -> None:
     pages = [hit.page for hit in hits_for(e5_samples_kb, "Is Best Buy a capital-intensive business?", top_k=5)]
-    assert {BALANCE_SHEET, CASH_FLOW} & set(pages), pages
+    # answered where its line items are printed (the capex line), not where its own words are: MD&A's "Business
+    # Strategy Update" and "Liquidity and Capital Resources" print "business" and "capital"
+    assert pages[0] == CASH_FLOW and {BALANCE_SHEET, CASH_FLOW} & set(pages), pages
     hits = hits_for(e5_samples_kb, "Has Best Buy increased its debt?", top_k=5)
     assert hits[0].document == BESTBUY_10Q.name and BALANCE_SHEET in [h.page for h in hits]

@@ -209,6 +209,18 @@ def _within_filing(scope: list[str] | None, unnamed: tuple[str, ...]) -> bool:
     return scope is not None and len(scope) == 1 and not unnamed
 
 
+def _line_items_first(variants: list[Variant]) -> list[Variant]:
+    """A judgement asked without naming its line items ("Is X capital-intensive?") is answered where those line
+    items are printed, not where its own words are ("capital", "business"): the variant that adds them takes the
+    question's weight, and the question alone the variant's."""
+    first = next((v for v in variants if v.reason == "original"), None)
+    items = next((v for v in variants if v.reason == "keywords"), None)
+    if first is None or items is None:
+        return variants
+    swapped = {"original": items.weight, "keywords": first.weight}
+    return [Variant(v.text, swapped.get(v.reason, v.weight), v.reason) for v in variants]
+
+
 def _crosses_languages(index: LoadedIndex, query: str, scope: list[str] | None) -> bool:
     """Whether some document in scope is written in another language than the query (or its language is unknown)."""
     query_language = "zh" if has_cjk(query) else "en"
@@ -249,11 +261,13 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
         variants = [Variant(text, 1.0, "original")]
     if not _crosses_languages(index, text, scope):
         variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
+    unnamed = judgement_sections(text, index.tokenizer.tokenize)
+    if unnamed and recipe.judgements:
+        variants = _line_items_first(variants)
     best_rows: dict[tuple[str, int], dict[int, int]] = {}
     names = name_tokens(index, scope)
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
     lists = _ranked_lists(index, variants, plan, depth, allowed, recipe, best_rows, names, scoped_names)
-    unnamed = judgement_sections(text, index.tokenizer.tokenize)
     within = _within_filing(scope, unnamed)
     if within and recipe.proximity_weight > 0 and "bm25" in recipe.retrievers:
         words = without_names(content_tokens(index.tokenizer.tokenize(text), index.tokenizer), scoped_names)
