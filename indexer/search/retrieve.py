@@ -209,6 +209,19 @@ def _within_filing(scope: list[str] | None, unnamed: tuple[str, ...]) -> bool:
     return scope is not None and len(scope) == 1 and not unnamed
 
 
+def _variants(
+    index: LoadedIndex, text: str, scope: list[str] | None, recipe: Recipe, unnamed: tuple[str, ...]
+) -> list[Variant]:
+    """The query's variants the lists search (search/expand.py), weighted for a judgement asked without naming its
+    line items (``unnamed``: the sections that answer it)."""
+    if not recipe.expand:
+        return [Variant(text, 1.0, "original")]
+    variants = expand(text, recipe.expansion_weight, recipe.judgements)
+    if not _crosses_languages(index, text, scope):
+        variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
+    return _line_items_first(variants) if unnamed and recipe.judgements else variants
+
+
 def _line_items_first(variants: list[Variant]) -> list[Variant]:
     """A judgement asked without naming its line items ("Is X capital-intensive?") is answered where those line
     items are printed, not where its own words are ("capital", "business"): the variant that adds them takes the
@@ -255,15 +268,8 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
     in_scope = len(scope) if scope is not None else len(index.documents)
     spread = max(1, min(in_scope, recipe.depth_per_document))
     depth = int(max(recipe.min_recall, top_k * recipe.recall_factor) * plan.recall_factor * spread)
-    if recipe.expand:
-        variants = expand(text, recipe.expansion_weight, recipe.judgements)
-    else:
-        variants = [Variant(text, 1.0, "original")]
-    if not _crosses_languages(index, text, scope):
-        variants = [v for v in variants if v.reason != "translated"]  # a translation only helps across languages
     unnamed = judgement_sections(text, index.tokenizer.tokenize)
-    if unnamed and recipe.judgements:
-        variants = _line_items_first(variants)
+    variants = _variants(index, text, scope, recipe, unnamed)
     best_rows: dict[tuple[str, int], dict[int, int]] = {}
     names = name_tokens(index, scope)
     scoped_names = scoped_name_tokens(index, scope) if scope is not None else set()  # all filings: names kept
