@@ -17,6 +17,8 @@ from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import SectionRequest
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SHARED, SIFANG, call_tools
 
+DOWNER = Path(__file__).parent / "pdfs" / "downer_edi_2022_p61-67.pdf"  # see tests/pdfs/README.md
+
 
 def _sections(kb: KnowledgeBase, document: str) -> list[tuple[str, str, int, int, int]]:
     """The outline without the notes one by one (tests/test_outline_notes.py has those)."""
@@ -76,6 +78,17 @@ def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
     statements = [(key, level, start) for kind, key, level, start in sections if kind == "statement"]
     assert statements == [("balance_sheet", 2, 30), ("income_statement", 2, 31), ("equity", 2, 32),
                           ("cash_flow", 2, 33)]  # fmt: skip
+
+
+def test_a_notes_title_with_its_page_number_after_a_bar_starts_the_notes() -> None:
+    """Downer EDI's report heads its first notes page "Notes to the consolidated financial statements | 65": the
+    page's number after a bar is no entry of a contents page, and the notes start there (p.5 of the cut)."""
+    lines = [page.lines for page in mark_furniture(PdfParser().parse(DOWNER), ChunkSettings())]
+    sections = [(s.kind, s.key, s.page_start) for s in outline(lines, contents=False)]
+    assert sections == [("statement", "income_statement", 1), ("statement", "balance_sheet", 2),
+                        ("statement", "equity", 3), ("statement", "cash_flow", 4), ("notes", "notes", 5)]  # fmt: skip
+    notes = outline(lines, contents=False)[-1]
+    assert notes.title == "Notes to the consolidated financial statements" and notes.page_end == 7  # no folio
 
 
 def test_a_chinese_annual_report_outline_has_its_chapters(samples_kb: KnowledgeBase) -> None:

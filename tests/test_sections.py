@@ -1,5 +1,11 @@
 from indexer.core.models import Box, Line, Span
-from indexer.core.sections import heading_label, question_sections, title_label, topic_heading
+from indexer.core.sections import (
+    discussion_subheading,
+    heading_label,
+    question_sections,
+    title_label,
+    topic_heading,
+)
 
 
 def _lines(*texts: str) -> list[Line]:
@@ -62,3 +68,27 @@ def test_outline_titles_label_their_pages() -> None:
     assert title_label("Item 9.01 Financial Statements and Exhibits") is None  # an 8-K's exhibits are its content
     assert title_label("第二节 公司简介和主要财务指标") == "key_figures"
     assert title_label("Remuneration report") == "compensation"
+
+
+def test_a_discussion_sub_heading_is_a_short_capitalised_line_over_prose() -> None:
+    prose = "We closely manage our liquidity and capital resources, and our cash needs are met by our operations."
+    for heading in (
+        "Liquidity and Capital Resources",
+        "Results of Operations",
+        "LIQUIDITY AND CAPITAL RESOURCES",
+        "Cash Flows from Operating Activities:",
+        "Off-Balance-Sheet Arrangements and Contractual Obligations",
+    ):
+        assert discussion_subheading(heading, prose), heading
+    for line in (
+        "Overview",
+        "Eliminations",
+        "Net sales",
+        "Fiscal 2023 Compared to Fiscal 2022",
+        "A B C D E F G",
+        "Total Revenue $ 9,583",
+        "The Results of Our Operations Improved In Every Segment This Year Again",
+    ):
+        assert not discussion_subheading(line, prose), line
+    assert not discussion_subheading("Liquidity and Capital Resources", "$ 1,234 $ 5,678")  # a table's row, no prose
+    assert not discussion_subheading("Liquidity and Capital Resources", None)  # nothing printed under it

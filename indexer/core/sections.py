@@ -159,6 +159,7 @@ def topic_heading(text: str) -> tuple[bool, str | None]:
 # of capitalised words, no figure, no sentence's end, over a line of prose. Small words (the English stopwords)
 # may stay lower case. One word alone is no sub-heading: a table's "Eliminations" or "Total" reads as one.
 _SUBHEADING_WORDS = (2, 8)
+_WORD_CHARS = 4  # … one of them a word this long at least
 _PROSE_CHARS = 50  # the line below a sub-heading is a paragraph's: this long at least, in lower-case words
 
 
@@ -176,6 +177,8 @@ def discussion_subheading(text: str, below: str | None) -> bool:
     small = _small_words()
     if not all(w[:1].isupper() or w.lower() in small for w in words) or not words[0][:1].isupper():
         return False
+    if not any(len(w) >= _WORD_CHARS for w in words):
+        return False  # a row of tab letters ("A B C D E F G") or initials
     return below is not None and len(below) >= _PROSE_CHARS and sum(c.islower() for c in below) > len(below) / 2
 
 

@@ -217,12 +217,17 @@ def statement_title(text: str) -> str | None:
     return next((label for label, pattern in _statement_titles() if pattern.match(text)), None)
 
 
+# A page's own number printed beside a running title, set off by a bar: "Notes to the financial statements | 65",
+# "66 | Downer EDI Limited". A contents page sets its numbers off with dot leaders or space, not a bar.
+_BARRED_FOLIO = re.compile(r"\s+\|\s+\d{1,4}$|^\d{1,4}\s+\|\s+")
+
+
 def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_Candidate]:
     """The first page of each primary statement and of the notes (each distinct heading once)."""
     found: list[_Candidate] = []
     for number, body in enumerate(pages, start=1):
         for index, line in enumerate(body):
-            text = " ".join(line.text.split())
+            text = _BARRED_FOLIO.sub("", " ".join(line.text.split()))
             label = statement_title(text)
             if label is None or (number, index) in taken or ENDS_WITH_PAGE_REF.search(text) or text[:1].islower():
                 continue  # a heading starts with a capital: "… in the consolidated statements of cash flows." goes on
