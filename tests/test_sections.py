@@ -92,3 +92,10 @@ def test_a_discussion_sub_heading_is_a_short_capitalised_line_over_prose() -> No
         assert not discussion_subheading(line, prose), line
     assert not discussion_subheading("Liquidity and Capital Resources", "$ 1,234 $ 5,678")  # a table's row, no prose
     assert not discussion_subheading("Liquidity and Capital Resources", None)  # nothing printed under it
+
+
+def test_a_why_question_is_routed_to_the_narrative_before_the_statement() -> None:
+    question = "Why did Apple's gross margin improve in fiscal 2021?"
+    assert question_sections(question)[:2] == ("income_statement", "key_figures")  # the figure's statement first
+    assert question_sections(question, causal=True)[:2] == ("mdna", "income_statement")  # what explains it first
+    assert question_sections("总资产是多少", causal=True)[0] == "balance_sheet"  # no route to MD&A: as it was

@@ -254,12 +254,18 @@ def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
     return [(re.compile(route.pattern, re.I), route.sections) for route in vocabulary().routes]
 
 
-def question_sections(question: str, first: tuple[str, ...] = ()) -> tuple[str, ...]:
+def question_sections(question: str, first: tuple[str, ...] = (), *, causal: bool = False) -> tuple[str, ...]:
     """Sections to prefer for a question, most specific first (empty when nothing points anywhere): ``first`` (where
     a judgement it asks is answered: search/judgement_routes.py), then where the inputs of the concepts it names are
-    printed (the vocabulary's ``routes``)."""
+    printed (the vocabulary's ``routes``). A ``causal`` question ("Why did gross margin improve?") is answered by the
+    narrative that explains the figures, not by the statement that prints them: MD&A comes first where it is routed."""
     found: list[str] = list(first)
     for pattern, sections in _routes():
         if pattern.search(question):
             found.extend(s for s in sections if s not in found)
+    if causal and NARRATIVE in found:
+        found = [NARRATIVE, *(s for s in found if s != NARRATIVE)]
     return tuple(found)
+
+
+NARRATIVE = "mdna"

@@ -284,7 +284,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
         t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
     } - names
     judged = unnamed if recipe.judgements else ()
-    sections = question_sections(text, judged) if recipe.sections else ()
+    sections = question_sections(text, judged, causal=plan.kind == "causal") if recipe.sections else ()
     coverage = Coverage(index, wanted, lists, recipe)
     if "bm25" in recipe.retrievers:
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, coverage)
