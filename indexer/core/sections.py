@@ -63,6 +63,7 @@ _HEADING_LIKE = re.compile(r"^(?=[A-Z0-9(（\u3400-\u9fff])(?!.*\$)(?!.*[a-z][.,
 # Parts of a filing that run over many pages keep their label until the next heading; statements and tables
 # keep it for one more page at most.
 LONG_SECTIONS = frozenset({"mdna", "risk_factors", "notes", "business"})
+NARRATIVE = "mdna"  # the part that explains the figures: MD&A, an operating and financial review, 管理层讨论与分析
 
 # An outline section's title (a Part's Item, a 年报's 节, an annual report's own section) → the label of its pages.
 _TITLE_LABELS: list[tuple[str, re.Pattern[str]]] = [
@@ -266,6 +267,3 @@ def question_sections(question: str, first: tuple[str, ...] = (), *, causal: boo
     if causal and NARRATIVE in found:
         found = [NARRATIVE, *(s for s in found if s != NARRATIVE)]
     return tuple(found)
-
-
-NARRATIVE = "mdna"

@@ -21,6 +21,7 @@ from indexer.core.models import GLOSSARY as GLOSSARY_KIND
 from indexer.core.sections import (
     GLOSSARY,
     LONG_SECTIONS,
+    NARRATIVE,
     NUMBERED,
     boilerplate_page,
     discussion_subheading,
@@ -129,22 +130,23 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
             out.append([Span(0, PageLabel(GLOSSARY, None, GLOSSARY_KIND))])
             continue
         section = _deepest(sections, extents, (number, 0))
+        own = _outline_label(section) if section else None  # the section's own label
         topic = topic.next_page(section)
         spans: list[Span] = []
         rows = _table_row_tops(page)
         for line, text in enumerate(texts):
             if line > 0 and line in starts.get(number, ()):
                 section = _deepest(sections, extents, (number, line))
-                topic = _Topic(section)
+                own, topic = _outline_label(section) if section else None, _Topic(section)
             if section is None:
                 label = fallback[number - 1]
             else:
                 is_heading, found = topic_heading(text)
                 if is_heading:  # to the next sub-heading (a numbered note), or to the end of the next page
                     topic = _Topic(section, found, text.strip() if found else None, numbered=_numbered(text))
-                elif _outline_label(section) == "mdna" and _discussion_heading(texts, line, rows, bodies[number - 1]):
+                elif own == NARRATIVE and _discussion_heading(texts, line, rows, bodies[number - 1]):
                     topic = _Topic(section, None, text.strip())  # still MD&A, under its own sub-heading
-                label = PageLabel(topic.label or _outline_label(section), topic.heading or section.title)
+                label = PageLabel(topic.label or own, topic.heading or section.title)
             if not spans or spans[-1].label != label:
                 spans.append(Span(line, label))
         out.append(_joined(spans, texts) or [Span(0, fallback[number - 1])])
