@@ -99,3 +99,8 @@ def test_a_why_question_is_routed_to_the_narrative_before_the_statement() -> Non
     assert question_sections(question)[:2] == ("income_statement", "key_figures")  # the figure's statement first
     assert question_sections(question, causal=True)[:2] == ("mdna", "income_statement")  # what explains it first
     assert question_sections("总资产是多少", causal=True)[0] == "balance_sheet"  # no route to MD&A: as it was
+
+
+def test_a_chairmans_report_is_the_narrative_as_a_chairmans_letter_is() -> None:
+    for title in ("Chairman's Letter", "Chairman's Report", "Chairperson's statement"):
+        assert title_label(title) == "mdna", title

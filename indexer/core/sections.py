@@ -74,7 +74,7 @@ _TITLE_LABELS: list[tuple[str, re.Pattern[str]]] = [
         ("key_figures", r"selected (?:consolidated )?financial data|financial highlights|"
                         r"会计数据和财务指标|主要财务指标"),
         ("mdna", r"management.?s discussion|(?:operating|financial|business|operating and financial) review|"
-                 r"management report|strategic report|chair\w*.?s (?:statement|letter|review)|chief executive|"
+                 r"management report|strategic report|chair\w*.?s (?:statement|letter|review|report)|chief executive|"
                  r"经营情况讨论与分析|管理层讨论与分析|董事会报告"),
         ("compensation", r"executive compensation|remuneration|薪酬"),
         ("executive_officers", r"executive officers|directors.? report|governance|董事、监事、高级管理人员|"

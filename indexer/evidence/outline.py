@@ -37,7 +37,7 @@ _REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
     (key, re.compile(rf"^(?:{pattern})\s*(?:[(（][^)）]{{0,30}}[)）])?[.:]?$", re.I))
     for key, pattern in (
         ("strategic_report", r"strategic report"),
-        ("chairmans_statement", r"chair(?:man|woman|person)?'s (?:statement|letter|review|introduction)"),
+        ("chairmans_statement", r"chair(?:man|woman|person)?'s (?:statement|letter|review|introduction|report)"),
         ("ceo_review", r"chief executive(?: officer)?'s (?:review|statement|report|letter)"),
         ("management_report", r"management'?s discussion and analysis(?: of [\w ,]+)?|management report|"
                               r"operating and financial review|(?:business|operating|financial) review"),
