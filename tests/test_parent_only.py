@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from indexer.answers import Outline
-from indexer.core.sections import parent_only
+from indexer.core.recipe import DEFAULT_RECIPE
+from indexer.core.sections import asks_parent, parent_only
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
 from mcp_server.renderings import answer_parts
@@ -54,3 +55,28 @@ def test_the_outline_marks_the_parent_company_statement(sifang: KnowledgeBase) -
     text, _ = answer_parts(Outline(document=SIFANG.name, sections=sifang.outline(SIFANG.name)), "compact")
     assert any("母公司资产负债表" in line and line.endswith("· parent company") for line in text.splitlines())
     assert not any("合并资产负债表" in line and "parent company" in line for line in text.splitlines())
+
+
+def test_a_group_figure_is_searched_on_the_group_statements_first(sifang: KnowledgeBase) -> None:
+    """The parent's balance sheet prints the same 资产总计 row as the group's: a question that does not ask for
+    the parent company means the group's figure, and one that does gets the parent's first."""
+    group = sifang.search_reports(SearchRequest(query="总资产是多少", top_k=4)).hits
+    assert group[0].parent_only is False
+    assert group[-1].page == 4 and group[-1].parent_only  # the parent's second page, first without the discount
+    alike = DEFAULT_RECIPE.model_copy(update={"parent_only_share": 1.0})
+    assert sifang.search(SearchRequest(query="总资产是多少", top_k=4), alike).hits[0].page == 4
+    parent = sifang.search_reports(SearchRequest(query="母公司资产总计是多少", top_k=4)).hits
+    assert parent[0].page == 4 and parent[0].parent_only
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("母公司资产总计是多少", True), ("What did the parent company hold in cash?", True),
+        ("Stand-alone revenue of the holding company", True),
+        ("What is profit attributable to owners of the parent?", False),
+        ("总资产是多少", False), ("What were total assets?", False),
+    ],
+)  # fmt: skip
+def test_a_question_asks_for_the_parent_company_by_name(question: str, asked: bool) -> None:
+    assert asks_parent(question) is asked

@@ -114,6 +114,14 @@ class Recipe(BaseModel):
         description="share of its fused score a chunk of this kind keeps (real passages rank first; a glossary "
         "page keeps it all when the question asks what a term means: its route)",
     )
+    parent_only_share: float = Field(
+        default=0.8,
+        description="share of its fused score kept by a passage of the parent company's own statements or notes "
+        "(母公司资产负债表, a UK report's Company balance sheet) when the question does not ask for the parent "
+        "company: a group's figure is the consolidated one, and the parent's statement prints the same rows "
+        "beside it. Dev sets, filtered MRR words only: Chinese 0.831 → 0.896 (0.5: 0.897; 四方科技's 总资产 "
+        "from the parent's balance sheet to the key figures), the other sets unchanged",
+    )
     other_document: float = Field(
         default=0.6, description="share kept by chunks outside the filings a question points at (other year, form)"
     )

@@ -211,6 +211,17 @@ def parent_only(title: str | None) -> bool:
     return bool(title) and bool(_parent().search(" ".join(title.split())))  # type: ignore[union-attr]
 
 
+@functools.cache
+def _parent_asked() -> re.Pattern[str]:
+    return re.compile(vocabulary().statement_titles.parent_asked, re.I)
+
+
+def asks_parent(question: str) -> bool:
+    """Whether a question asks for the parent company's own figures (母公司, "parent company", "stand-alone"):
+    otherwise it means the group's, which a filing's consolidated statements print."""
+    return bool(_parent_asked().search(question))
+
+
 def glossary_page(texts: list[str]) -> bool:
     """Whether a page defines terms: a glossary, definitions or abbreviations title among its first lines and few
     figures, and on a page of Chinese definitions ("term 指 meaning") most lines defining."""

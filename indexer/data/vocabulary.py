@@ -82,6 +82,7 @@ class StatementTitles(_Entry):
     before: Pattern
     before_zh: Pattern
     parent: Pattern = Field(description="a title that makes a statement or note the parent company's alone")
+    parent_asked: Pattern = Field(description="a question that asks for the parent company's own figures")
 
 
 class StatementEntry(_Entry):

@@ -148,6 +148,9 @@ class ChunkTable(Sequence[StoredChunk]):
         code = self._section[row]
         return self._strings["section"][code] if code >= 0 else None
 
+    def heading(self, row: int) -> str | None:
+        return self._coded("heading", row)
+
     def codes(self, name: str) -> tuple[np.ndarray, list[str]]:
         """Column ``name`` (document, kind, section, heading) as codes (-1: none) and the values they stand for."""
         return self._codes[name], self._strings[name]

@@ -22,7 +22,7 @@ from indexer.core.errors import QueryError, shown
 from indexer.core.folios import other_printed_page
 from indexer.core.models import TABLE_ROW, Box
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
-from indexer.core.sections import parent_only, question_sections
+from indexer.core.sections import asks_parent, parent_only, question_sections
 from indexer.core.text import has_cjk
 from indexer.index.reader import LoadedIndex, allowed_rows, get_page_lines
 from indexer.search.absence import absence
@@ -43,7 +43,7 @@ from indexer.search.routed_lists import (
     without_names,
 )
 from indexer.search.routing import Route, RouteKind, route
-from indexer.search.selection import adjusted, best_ranks, select
+from indexer.search.selection import best_ranks, rescored, select
 from indexer.search.table_evidence import RowEvidence, matching_row, name_tokens, remember_rows, scoped_name_tokens
 
 logger = logging.getLogger(__name__)
@@ -290,11 +290,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
         lists += routed_lists(index, variants, sections, plan, depth, allowed, recipe, scoped_names, coverage)
     k = recipe.rrf_k_within if within else recipe.rrf_k
     fused = rescale_unranked(reciprocal_rank_fusion(lists, k), lists, "dense", index.storage.embedded)
-    rescored = [
-        (adjusted(index.chunks, row, score, found.preferred, sections, recipe, coverage.enough), row)
-        for row, score in fused
-    ]
-    scored = sorted(rescored, key=lambda item: -item[0])
+    scored = rescored(index.chunks, fused, found.preferred, sections, recipe, coverage.enough, asks_parent(text))
     best_rank = best_ranks(lists)
     hits = []
     selected = select(index, scored, top_k, recipe.per_page, plan)

@@ -4,9 +4,11 @@ the BM25 and dense lists."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from indexer.core.recipe import Recipe
+from indexer.core.sections import parent_only
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.reader import LoadedIndex
 from indexer.search.fusion import RankedList
@@ -21,9 +23,11 @@ def adjusted(
     sections: tuple[str, ...],
     recipe: Recipe,
     covered: Callable[[int], bool],
+    parent_asked: bool = False,
 ) -> float:
     """``score`` for the chunk's kind, filing and section: a section the question is routed to counts only for a
-    passage that ``covered`` (prints enough of the question)."""
+    passage that ``covered`` (prints enough of the question); the parent company's own statements and notes rank
+    below the group's unless the question asks for them (``parent_asked``)."""
     section = chunks.section(row)
     if section in sections and not covered(row):
         sections = ()
@@ -31,10 +35,33 @@ def adjusted(
         score *= recipe.demotion.get(chunks.kind(row), 1.0)
     if preferred and chunks.document(row) not in preferred:
         score *= recipe.other_document
+    if not parent_asked and _parent_only(chunks.heading(row)):
+        score *= recipe.parent_only_share
     if section and section in sections:
         boost = recipe.section_boost
         score *= boost[min(sections.index(section), len(boost) - 1)]
     return score
+
+
+def rescored(
+    chunks: ChunkTable,
+    fused: list[tuple[int, float]],
+    preferred: frozenset[str],
+    sections: tuple[str, ...],
+    recipe: Recipe,
+    covered: Callable[[int], bool],
+    parent_asked: bool,
+) -> list[tuple[float, int]]:
+    """The fused (row, score) pairs as (:func:`adjusted` score, row), best first."""
+    scored = [
+        (adjusted(chunks, row, score, preferred, sections, recipe, covered, parent_asked), row) for row, score in fused
+    ]
+    return sorted(scored, key=lambda item: -item[0])
+
+
+@functools.lru_cache(maxsize=4096)
+def _parent_only(heading: str | None) -> bool:
+    return parent_only(heading)  # a few hundred distinct headings per index
 
 
 def select(
