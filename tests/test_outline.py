@@ -9,7 +9,7 @@ import pytest
 
 from indexer.core.errors import NotFoundError
 from indexer.core.models import Box, Line, Span
-from indexer.evidence.outline import Section, outline
+from indexer.evidence.outline import Section, _reports, outline
 from indexer.evidence.section_text import section_piece
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
@@ -18,6 +18,7 @@ from indexer.requests import SectionRequest
 from tests.conftest import BESTBUY_10Q, BROKER, MGM, SHARED, SIFANG, call_tools
 
 DOWNER = Path(__file__).parent / "pdfs" / "downer_edi_2022_p61-67.pdf"  # see tests/pdfs/README.md
+MCDONALDS = Path(__file__).parent / "pdfs" / "mcdonalds_2022_10k_p2_p8-10.pdf"
 
 
 def _sections(kb: KnowledgeBase, document: str) -> list[tuple[str, str, int, int, int]]:
@@ -72,7 +73,8 @@ def test_an_annual_report_of_another_country_has_its_own_sections() -> None:
         ("report", "directors_report", 1, 24),
         ("report", "statement_of_directors_responsibilities", 1, 25),
     ]
-    titled = [(s.key, s.page_start) for s in outline(lines, contents=False) if s.kind == "report"]
+    bodies = [[line for line in page if not line.furniture] for page in lines]
+    titled = [(c.key, c.page) for c in _reports(bodies)]
     assert titled == [("chairmans_statement", 5), ("ceo_review", 6), ("management_report", 8), ("governance", 18),
                       ("directors_report", 24), ("risk_report", 24)]  # fmt: skip
     statements = [(key, level, start) for kind, key, level, start in sections if kind == "statement"]
@@ -84,11 +86,22 @@ def test_a_notes_title_with_its_page_number_after_a_bar_starts_the_notes() -> No
     """Downer EDI's report heads its first notes page "Notes to the consolidated financial statements | 65": the
     page's number after a bar is no entry of a contents page, and the notes start there (p.5 of the cut)."""
     lines = [page.lines for page in mark_furniture(PdfParser().parse(DOWNER), ChunkSettings())]
-    sections = [(s.kind, s.key, s.page_start) for s in outline(lines, contents=False)]
+    sections = [(s.kind, s.key, s.page_start) for s in outline(lines)]
     assert sections == [("statement", "income_statement", 1), ("statement", "balance_sheet", 2),
                         ("statement", "equity", 3), ("statement", "cash_flow", 4), ("notes", "notes", 5)]  # fmt: skip
-    notes = outline(lines, contents=False)[-1]
+    notes = outline(lines)[-1]
     assert notes.title == "Notes to the consolidated financial statements" and notes.page_end == 7  # no folio
+
+
+def test_a_section_indented_under_another_in_the_contents_is_one_level_below_it() -> None:
+    """McDonald's prints its 10-K as an annual report, without Item headings: its contents page lists "Management's
+    Discussion and Analysis …" (printed page 8, PDF page 2 of the cut) and, indented under it, "Management's View
+    of the Business", "Strategic Direction" (9) and "Outlook" (10). The MD&A runs over its sub-sections, which are
+    a level below it; before, all four were level 1 and the MD&A ended where its first sub-section began."""
+    lines = [page.lines for page in mark_furniture(PdfParser().parse(MCDONALDS), ChunkSettings())]
+    sections = [(s.key, s.level, s.page_start, s.page_end) for s in outline(lines)]
+    assert sections == [("management_report", 1, 2, 4), ("management_s_view_of_the_business", 2, 2, 3),
+                        ("strategic_direction", 2, 3, 4), ("outlook", 2, 4, 4)]  # fmt: skip
 
 
 def test_a_chinese_annual_report_outline_has_its_chapters(samples_kb: KnowledgeBase) -> None:

@@ -13,6 +13,7 @@ from indexer.search.expand import content_tokens
 from tests.conftest import BESTBUY_10Q, ROOT, hits_for
 
 RECTIFIER = ROOT / "tests" / "pdfs" / "rectifier_technologies_2022_cut.pdf"  # see tests/pdfs/README.md
+MCDONALDS = ROOT / "tests" / "pdfs" / "mcdonalds_2022_10k_p2_p8-10.pdf"
 
 
 def _labels(index: LoadedIndex, document: str) -> dict[int, tuple[str | None, str]]:
@@ -95,6 +96,19 @@ def test_notes_titled_only_by_their_running_header_are_notes_not_the_report_abov
     assert spans[12] == [("tax", "Note 8. Income tax (continued)")]  # the note's topic, on each of its pages
     labels = {label for n in range(6, 13) for label, _ in spans[n]}
     assert labels == {"notes", "segments", "tax"}
+
+
+def test_a_sub_section_without_a_label_of_its_own_is_part_of_the_section_over_it() -> None:
+    # McDonald's 10-K, printed as an annual report: "Outlook" (page 4 of the cut) is listed in the contents indented
+    # under "Management's Discussion and Analysis …"; "Outlook" names no part of a filing, and its passages are the
+    # MD&A's, headed by their own sub-section.
+    with PdfParser() as parser:
+        pages = read_pdf(parser, MCDONALDS, None, ChunkSettings())
+    bodies = [[line.text for line in page.lines if not line.furniture] for page in pages]
+    spans = {n: [(s.label.section, s.label.heading, bodies[n - 1][s.start]) for s in page] for n, page in
+             enumerate(passage_labels(pages), start=1)}  # fmt: skip
+    assert {section for n in (2, 3, 4) for section, _, _ in spans[n]} == {"mdna"}
+    assert spans[4][-1] == ("mdna", "Outlook", "OUTLOOK")
 
 
 def test_boilerplate_pages_by_their_own_text() -> None:

@@ -104,3 +104,11 @@ def test_a_why_question_is_routed_to_the_narrative_before_the_statement() -> Non
 def test_a_chairmans_report_is_the_narrative_as_a_chairmans_letter_is() -> None:
     for title in ("Chairman's Letter", "Chairman's Report", "Chairperson's statement"):
         assert title_label(title) == "mdna", title
+
+
+def test_a_management_discussion_is_the_narrative_with_or_without_its_possessive() -> None:
+    # Hong Kong reports print "Management Discussion and Analysis"; an investment trust's manager reviews its year
+    for title in ("Management Discussion and Analysis", "Investment Manager's Review", "Manager’s Review"):
+        assert title_label(title) == "mdna", title
+    assert heading_label(_lines("MANAGEMENT DISCUSSION AND ANALYSIS", "BUSINESS REVIEW")) == "mdna"
+    assert title_label("Management Team") is None and title_label("Risk Management") == "risk_factors"

@@ -29,7 +29,7 @@ _PART_HEADINGS: list[tuple[str, re.Pattern[str]]] = [
     (
         "mdna",
         re.compile(
-            r"^item\s*[27]\.?\s*management.s\s+discussion|^management.s\s+discussion\s+and\s+analysis|管理层讨论与分析|经营情况讨论与分析",
+            r"^item\s*[27]\.?\s*management(?:.s)?\s+discussion|^management(?:.s)?\s+discussion\s+and\s+analysis|管理层讨论与分析|经营情况讨论与分析",
             re.I,
         ),
     ),
@@ -73,7 +73,8 @@ _TITLE_LABELS: list[tuple[str, re.Pattern[str]]] = [
         ("legal", r"legal proceedings|重大诉讼"),
         ("key_figures", r"selected (?:consolidated )?financial data|financial highlights|"
                         r"会计数据和财务指标|主要财务指标"),
-        ("mdna", r"management.?s discussion|(?:operating|financial|business|operating and financial) review|"
+        ("mdna", r"management(?:.?s)? discussion|(?:operating|financial|business|operating and financial) review|"
+                 r"(?:investment )?manager.?s review|"
                  r"management report|strategic report|chair\w*.?s (?:statement|letter|review|report)|chief executive|"
                  r"经营情况讨论与分析|管理层讨论与分析|董事会报告"),
         ("compensation", r"executive compensation|remuneration|薪酬"),

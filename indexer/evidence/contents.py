@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from indexer.core.folios import Folios
@@ -28,6 +28,7 @@ MIN_TITLE_LETTERS = 4
 OFFSET_ENTRIES = 8  # entries whose headings are looked for everywhere when no page prints its number
 AGREEING_ENTRIES = 2
 NUMBER_PREFIX = 6  # characters a heading may print before the title: a section's number
+INDENT_PT = (4.0, 60.0)  # an entry this much right of another of its page is indented under it (pt)
 HEADING_SLACK = 25  # a heading line may carry this many characters more than the entry's title (a number, a year)
 # An entry line is at most 300 characters (a longer one is prose): the patterns refuse longer text at once.
 _TITLE_FIRST = re.compile(r"^(?=.{0,300}$)(?P<title>\D.*?\S)\s*(?:\.{3,}|…{2,}|\s)\s*(?P<page>\d{1,4})$")
@@ -42,6 +43,7 @@ _FOLIO_WORD = re.compile(r"\bpage\b", re.I)  # "Page | 2": a folio, not an entry
 class Entry:
     title: str
     printed: int
+    nested: bool = False  # printed indented under an entry above it: a sub-section of that entry's section
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Start:
     page: int
     line: int
     title: str
+    nested: bool = False
 
 
 def _entry(text: str) -> Entry | None:
@@ -71,13 +74,28 @@ def contents_entries(bodies: list[list[Line]]) -> tuple[list[int], list[Entry]]:
     entries: list[Entry] = []
     for number, body in enumerate(bodies[:CONTENTS_PAGES], start=1):
         texts = [" ".join(line.text.split())[:200] for line in body]
-        found = [entry for text in texts if (entry := _entry(text)) and entry.printed <= len(bodies) + SLACK_PAGES]
+        lefts = [line.box.x0 for line in body]
+        read = [(entry, left) for text, left in zip(texts, lefts, strict=True) if (entry := _entry(text))]
+        found = _nested([(entry, left) for entry, left in read if entry.printed <= len(bodies) + SLACK_PAGES])
         titled = any(_CONTENTS_TITLE.match(text) for text in texts[:6])
         rising = sum(a.printed <= b.printed for a, b in pairwise(found))
         if len(found) >= CONTENTS_ENTRIES and (titled or rising >= RISING_SHARE * (len(found) - 1)):
             pages.append(number)
             entries.extend(found)
     return pages, entries
+
+
+def _nested(entries: list[tuple[Entry, float]]) -> list[Entry]:
+    """The entries, each marked nested when another entry of the page starts a little to its left (an indented
+    sub-section under its section: "Consolidated Operating Results" under "Management's Discussion and Analysis");
+    a second column, far to the right of the first, is not nested. Only margins that two entries or more share
+    count: a centred contents page starts each line elsewhere."""
+    margins = Counter(round(left) for _, left in entries)
+    shared = [margin for margin, count in margins.items() if count > 1]
+    return [
+        replace(entry, nested=round(left) in shared and any(INDENT_PT[0] <= left - m <= INDENT_PT[1] for m in shared))
+        for entry, left in entries
+    ]
 
 
 def _heading_at(body: list[Line], title: str) -> int | None:
@@ -149,6 +167,6 @@ def _confirmed(bodies: list[list[Line]], contents: list[int], entries: list[Entr
             if page in contents or not 1 <= page <= len(bodies):
                 continue
             if (line := _heading_at(bodies[page - 1], entry.title)) is not None:
-                starts.append(Start(page=page, line=line, title=entry.title))
+                starts.append(Start(page=page, line=line, title=entry.title, nested=entry.nested))
                 break
     return starts

@@ -39,7 +39,8 @@ _REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
         ("strategic_report", r"strategic report"),
         ("chairmans_statement", r"chair(?:man|woman|person)?'s (?:statement|letter|review|introduction|report)"),
         ("ceo_review", r"chief executive(?: officer)?'s (?:review|statement|report|letter)"),
-        ("management_report", r"management'?s discussion and analysis(?: of [\w ,]+)?|management report|"
+        ("management_report", r"management(?:'?s)? discussion and analysis(?: of [\w ,]+)?|management report|"
+                              r"(?:investment )?manager'?s review|"
                               r"operating and financial review|(?:business|operating|financial) review"),
         ("risk_report", r"risk report|principal risks(?: and uncertainties)?|risk management(?: report)?"),
         ("governance", r"corporate governance(?: report| statement)?|governance(?: report)?"),
@@ -87,6 +88,7 @@ class _Candidate:
     kind: str
     key: str
     rank: tuple[int, int, int]
+    depth: int = 0  # a report's section listed indented under another in its contents: one level below it
 
 
 def _chinese_number(text: str) -> int:
@@ -179,7 +181,8 @@ def _report_sections(pages: list[list[Line]], bodies: list[list[Line]]) -> list[
         key = statement or key
         if key not in listed:
             kind = "report" if statement is None else "notes" if statement == "notes" else "statement"
-            listed[key] = _Candidate(start.page, start.line, start.title, kind, key, (0, 0, 0))
+            depth = int(start.nested and kind == "report")
+            listed[key] = _Candidate(start.page, start.line, start.title, kind, key, (0, 0, 0), depth)
     starts = {c.page for c in listed.values()}
     titled = [c for c in titled if c.key not in listed and c.page not in starts]
     return sorted([*listed.values(), *titled], key=lambda c: (c.page, c.line))
@@ -346,10 +349,8 @@ def _lists_items(body: list[Line], found: list[_Candidate]) -> bool:
     return not any(_SENTENCE.search(line.text) for line in between)
 
 
-def outline(pages: list[list[Line]], *, contents: bool = True) -> list[Section]:
-    """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked).
-    ``contents=False``: an annual report's sections by their usual titles only, not from its contents page (what
-    search's page labels were measured on)."""
+def outline(pages: list[list[Line]]) -> list[Section]:
+    """The sections of a document, in reading order; ``pages`` are its pages' lines (furniture marked)."""
     bodies = [[line for line in lines if not line.furniture] for lines in pages]
     candidates: list[_Candidate] = []
     part = 0
@@ -360,7 +361,7 @@ def outline(pages: list[list[Line]], *, contents: bool = True) -> list[Section]:
     structural = _in_order([c for c in candidates if c.kind != "chapter"])
     structural += _in_order([c for c in candidates if c.kind == "chapter"])
     if not structural:  # an annual report of another country, or a 10-K printed without its Item headings
-        structural = _report_sections(pages, bodies) if contents else _reports(bodies)
+        structural = _report_sections(pages, bodies)
     listed = [c for c in structural if c.kind in ("statement", "notes")]  # a report's contents list statements
     structural = [c for c in structural if c not in listed]
     statements = _listed_statements(listed, _statements(bodies, {(c.page, c.line) for c in structural}))
@@ -380,8 +381,8 @@ def outline(pages: list[list[Line]], *, contents: bool = True) -> list[Section]:
         repeated = current.key in used and current.kind == "item"  # a 10-Q's Part II numbers its Items from 1 again
         key = f"{in_part}.{current.key}" if repeated else current.key
         used.add(key)
-        level = levels[current.kind]
-        following = next((c for c in ordered[i + 1 :] if levels[c.kind] <= level), None)
+        level = levels[current.kind] + current.depth
+        following = next((c for c in ordered[i + 1 :] if levels[c.kind] + c.depth <= level), None)
         # a section ends on the page before the next one's heading, or on that page if text precedes the heading
         end = len(pages) if following is None else following.page - (following.line == 0)
         sections.append(

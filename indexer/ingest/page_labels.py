@@ -76,14 +76,19 @@ def _extents(sections: list[Section]) -> list[tuple[Position, Position]]:
     return extents
 
 
-def _deepest(sections: list[Section], extents: list[tuple[Position, Position]], at: Position) -> Section | None:
-    """The deepest outline section over a line (the one whose heading came last, on a tie)."""
+def _deepest(
+    sections: list[Section], extents: list[tuple[Position, Position]], at: Position
+) -> tuple[Section | None, str | None]:
+    """The deepest outline section over a line (the one whose heading came last, on a tie), and the label of the
+    deepest one over it that has a label: a sub-section with no label of its own ("Consolidated Operating Results",
+    indented under "Management's Discussion and Analysis" in the contents) is part of its section."""
     over = [
         (s, start) for s, (start, end) in zip(sections, extents, strict=True)
         if start <= at < end and (s.kind != "statement" or at[0] < s.page_start + STATEMENT_PAGES)
     ]  # fmt: skip
-    best = max(over, key=lambda item: (item[0].level, item[1]), default=None)
-    return None if best is None else best[0]
+    deepest_first = [s for s, _ in sorted(over, key=lambda item: (item[0].level, item[1]), reverse=True)]
+    label = next((found for s in deepest_first if (found := _outline_label(s))), None)
+    return (deepest_first[0] if deepest_first else None), label
 
 
 def _fallback(pages: list[Page]) -> list[PageLabel]:
@@ -109,9 +114,9 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
     topic's sub-heading starts, on whatever line it is printed (Item 3 begins half-way down the page that Item 2
     began), so a passage takes the label of the part of the filing it is printed in."""
     lines = [page.lines for page in pages]
-    # the outline the tools show, each note of the notes an entry (found where the notes' title is only the pages'
-    # running header); the contents page's sections: not measured yet
-    sections = with_notes(lines, outline(lines, contents=False))
+    # the outline the tools show (an annual report's sections from its contents page, nested as it indents them),
+    # each note of the notes an entry (found where the notes' title is only the pages' running header)
+    sections = with_notes(lines, outline(lines))
     extents = _extents(sections)
     starts: dict[int, set[int]] = {}
     for heading in sections:
@@ -129,15 +134,14 @@ def passage_labels(pages: list[Page]) -> list[list[Span]]:
         if glossary_page(texts):
             out.append([Span(0, PageLabel(GLOSSARY, None, GLOSSARY_KIND))])
             continue
-        section = _deepest(sections, extents, (number, 0))
-        own = _outline_label(section) if section else None  # the section's own label
+        section, own = _deepest(sections, extents, (number, 0))  # own: the section's label
         topic = topic.next_page(section)
         spans: list[Span] = []
         rows = _table_row_tops(page)
         for line, text in enumerate(texts):
             if line > 0 and line in starts.get(number, ()):
-                section = _deepest(sections, extents, (number, line))
-                own, topic = _outline_label(section) if section else None, _Topic(section)
+                section, own = _deepest(sections, extents, (number, line))
+                topic = _Topic(section)
             if section is None:
                 label = fallback[number - 1]
             else:
