@@ -17,6 +17,12 @@ from indexer.search.routing import classify, route
         ("华泰证券和中金公司对毛利率的预测有什么分歧？", "cross_document"),
         ("Why did operating margin decline in the fourth quarter?", "causal"),
         ("毛利率下降的原因是什么？", "causal"),
+        ("What does the company attribute its 23% revenue growth to?", "causal"),  # what it says caused it
+        ("What drove the rise in net operating income?", "causal"),
+        ("What does management credit for the strength of comparable sales?", "causal"),
+        ("Which factors weighed on the services business?", "causal"),
+        ("What is net income attributable to shareholders?", "numeric"),  # attributable: whose, not why
+        ("What are the principal risk factors?", "general"),
         ("What is management's revenue guidance for 2024?", "forecast"),
         ("券商给出的目标价是多少？", "forecast"),
         ("Why is revenue up despite falling net income?", "anomaly"),

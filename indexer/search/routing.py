@@ -35,7 +35,10 @@ _RULES: list[tuple[QuestionKind, re.Pattern[str]]] = [
     (
         "causal",
         re.compile(
-            r"\bwhy\b|\breasons?\b|\bdriv(?:er|ers|en)\b|\bcaus|\bexplain|due to|原因|为什么|为何|导致|驱动", re.I
+            r"\bwhy\b|\breasons?\b|\bdriv(?:er|ers|en)\b|\bdrove\b|\bcaus|\bexplain|due to|"
+            r"\battribut(?:e|es|ed|ing)\b|\bcredit(?:s|ed)? for\b|\bbehind\b|\bled to\b|\bcontribut\w* to\b|"
+            r"(?<!risk )\bfactors?\b|原因|为什么|为何|导致|驱动",
+            re.I,
         ),
     ),
     (
