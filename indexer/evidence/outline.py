@@ -65,7 +65,7 @@ class Section(BaseModel):
     title: str = Field(description="the heading as printed, e.g. 'Item 7. Management's Discussion and Analysis …'")
     level: int = Field(
         description="1 Part / 节, 2 Item (or a statement in a 年报), 3 a statement inside an Item; a note one level "
-        "below its notes"
+        "below its notes; an annual report's section listed indented under another in its contents, one level below it"
     )
     page_start: int
     page_end: int
