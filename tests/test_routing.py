@@ -1,6 +1,7 @@
 import pytest
 
 from indexer.core.recipe import DEFAULT_RECIPE
+from indexer.core.sections import question_sections
 from indexer.search.routing import classify, route
 
 
@@ -58,3 +59,13 @@ def test_chinese_questions_lean_on_bm25() -> None:
     assert chinese.dense_weight == pytest.approx(english.dense_weight * 0.5)
     none = route("毛利率下降的原因是什么？", DEFAULT_RECIPE.model_copy(update={"cjk_dense_factor": 1.0}))
     assert none.dense_weight == english.dense_weight
+
+
+def test_a_causal_question_is_routed_to_the_mdna_by_the_same_words() -> None:
+    """One list of causal cue words (the vocabulary's question_cues): a question it makes causal is routed to the
+    MD&A first, and one it does not is not routed there by them."""
+    for question in ("What drove the rise in net operating income?", "To what does X attribute its growth?"):
+        assert classify(question) == "causal"
+        assert question_sections(question, causal=True)[0] == "mdna"
+    assert question_sections("What does the company attribute it to?") == ("mdna",)
+    assert question_sections("What share of profit is attributable to minority holders?") == ()  # whose, not why

@@ -163,9 +163,11 @@ def test_each_inconsistency_is_told(
         ("[concepts.ebit]\nterms = [", "[concepts.ebit]\nstatements = ['income']\nterms = [", "go together"),
         ("[[routes]]\nsections", "[[route]]\nsections", "route: Extra inputs are not permitted"),
         ("[concepts.goodwill]", "[concepts.Goodwill]", "concept and statement names are lower_case_words: Goodwill"),
+        ("cue = 'causal'", "cue = 'casual'", "routes name question cues that question_cues does not hold: casual"),
+        ("cue = 'causal'", "cue = 'causal'\npattern = 'why'", "a route has a pattern or a cue, one of the two"),
     ],
     ids=["unknown-field", "bad-tag", "unknown-statement", "bad-pattern", "word-twice", "half-a-line", "unknown-table",
-         "bad-name"],
+         "bad-name", "unknown-cue", "cue-and-pattern"],
 )  # fmt: skip
 def test_a_malformed_vocabulary_is_refused_naming_where(old: str, new: str, said: str) -> None:
     with pytest.raises(VocabularyError, match=re.escape(said)):

@@ -264,7 +264,8 @@ def heading_label(lines: list[Line]) -> str | None:
 @functools.cache
 def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
     """The vocabulary's question routes, compiled once."""
-    return [(re.compile(route.pattern, re.I), route.sections) for route in vocabulary().routes]
+    words = vocabulary()
+    return [(re.compile(words.route_pattern(route), re.I), route.sections) for route in words.routes]
 
 
 def question_sections(question: str, first: tuple[str, ...] = (), *, causal: bool = False) -> tuple[str, ...]:

@@ -63,10 +63,23 @@ class Concept(_Entry):
 
 
 class Route(_Entry):
-    """A question matching ``pattern`` prefers ``sections``, in order."""
+    """A question matching ``pattern`` (or the question cue named ``cue``) prefers ``sections``, in order."""
 
     sections: tuple[Annotated[str, Field(pattern=r"^[a-z][a-z_]*$")], ...] = Field(min_length=1)
-    pattern: Pattern
+    pattern: Pattern | None = None
+    cue: str | None = Field(default=None, description="a key of question_cues: its words, shared with routing")
+
+    @model_validator(mode="after")
+    def _one_pattern(self) -> Route:
+        if (self.pattern is None) == (self.cue is None):
+            raise ValueError("a route has a pattern or a cue, one of the two")
+        return self
+
+
+class QuestionCues(_Entry):
+    """Words that make a question of a kind (search/routing.py), shared with the routes that name them."""
+
+    causal: Pattern = Field(description="why, reasons, drivers, what a change is attributed to")
 
 
 class Judgement(_Entry):
@@ -103,8 +116,21 @@ class Vocabulary(_Entry):
     statement_titles: StatementTitles
     statements: dict[str, StatementEntry]
     concepts: dict[str, Concept]
+    question_cues: QuestionCues
     routes: tuple[Route, ...] = ()
     judgements: tuple[Judgement, ...] = ()
+
+    @model_validator(mode="after")
+    def _known_cues(self) -> Vocabulary:
+        cues = type(self.question_cues).model_fields
+        unknown = sorted({r.cue for r in self.routes if r.cue is not None and r.cue not in cues})
+        if unknown:
+            raise ValueError(f"routes name question cues that question_cues does not hold: {', '.join(unknown)}")
+        return self
+
+    def route_pattern(self, route: Route) -> str:
+        """The pattern a question must match to take ``route``: its own, or its cue's."""
+        return route.pattern if route.pattern is not None else getattr(self.question_cues, route.cue or "")
 
     @model_validator(mode="after")
     def _one_home(self) -> Vocabulary:

@@ -9,12 +9,14 @@ embedded under their header it finds 83% in a known filing, and the cut is a hal
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from indexer.core.recipe import DEFAULT_RECIPE, QuestionKind, Recipe
 from indexer.core.text import CJK
+from indexer.data.vocabulary import vocabulary
 
 RouteKind = QuestionKind | Literal["plain", "regex"]  # plain: routing switched off (eval's baselines); regex: a pattern
 
@@ -22,7 +24,7 @@ RouteKind = QuestionKind | Literal["plain", "regex"]  # plain: routing switched 
 _FIGURE = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+(?:\.\d+)?\s*%|\d{5,}")
 
 # (kind, pattern) in order of precedence: the first that matches decides.
-_RULES: list[tuple[QuestionKind, re.Pattern[str]]] = [
+_RULES: list[tuple[QuestionKind, re.Pattern[str] | None]] = [
     (
         "cross_document",
         re.compile(
@@ -32,15 +34,7 @@ _RULES: list[tuple[QuestionKind, re.Pattern[str]]] = [
         ),
     ),
     ("anomaly", re.compile(r"anomal|unusual|unexpected|despite|inconsisten|增收不增利|异常|背离|反常|矛盾", re.I)),
-    (
-        "causal",
-        re.compile(
-            r"\bwhy\b|\breasons?\b|\bdriv(?:er|ers|en)\b|\bdrove\b|\bcaus|\bexplain|due to|"
-            r"\battribut(?:e|es|ed|ing)\b|\bcredit(?:s|ed)? for\b|\bbehind\b|\bled to\b|\bcontribut\w* to\b|"
-            r"(?<!risk )\bfactors?\b|原因|为什么|为何|导致|驱动",
-            re.I,
-        ),
-    ),
+    ("causal", None),  # the vocabulary's question_cues.causal, which its route to MD&A shares
     (
         "forecast",
         re.compile(
@@ -79,6 +73,13 @@ _RULES: list[tuple[QuestionKind, re.Pattern[str]]] = [
 ]
 
 
+@functools.cache
+def _rules() -> list[tuple[QuestionKind, re.Pattern[str]]]:
+    """The rules with the vocabulary's cue words compiled in their place (once, on first use)."""
+    cues = vocabulary().question_cues
+    return [(kind, pattern or re.compile(getattr(cues, kind), re.I)) for kind, pattern in _RULES]
+
+
 @dataclass(frozen=True)
 class Route:
     kind: RouteKind
@@ -96,7 +97,7 @@ class Route:
 
 
 def classify(query: str) -> QuestionKind:
-    for kind, pattern in _RULES:
+    for kind, pattern in _rules():
         if pattern.search(query):
             return kind
     return "numeric" if _FIGURE.search(query) else "general"
