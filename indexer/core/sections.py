@@ -206,6 +206,7 @@ def _parent() -> re.Pattern[str]:
     return re.compile(vocabulary().statement_titles.parent, re.I)
 
 
+@functools.lru_cache(maxsize=4096)  # search asks it of every fused passage's heading: a few hundred per index
 def parent_only(title: str | None) -> bool:
     """Whether a statement's or note's title makes it the parent company's alone (母公司资产负债表, "Parent
     Company Balance Sheets"), not the group's: the vocabulary's ``statement_titles.parent``."""

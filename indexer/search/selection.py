@@ -4,7 +4,6 @@ the BM25 and dense lists."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 from indexer.core.recipe import Recipe
@@ -23,7 +22,7 @@ def adjusted(
     sections: tuple[str, ...],
     recipe: Recipe,
     covered: Callable[[int], bool],
-    parent_asked: bool = False,
+    parent_asked: bool,
 ) -> float:
     """``score`` for the chunk's kind, filing and section: a section the question is routed to counts only for a
     passage that ``covered`` (prints enough of the question); the parent company's own statements and notes rank
@@ -35,7 +34,7 @@ def adjusted(
         score *= recipe.demotion.get(chunks.kind(row), 1.0)
     if preferred and chunks.document(row) not in preferred:
         score *= recipe.other_document
-    if not parent_asked and _parent_only(chunks.heading(row)):
+    if not parent_asked and parent_only(chunks.heading(row)):
         score *= recipe.parent_only_share
     if section and section in sections:
         boost = recipe.section_boost
@@ -57,11 +56,6 @@ def rescored(
         (adjusted(chunks, row, score, preferred, sections, recipe, covered, parent_asked), row) for row, score in fused
     ]
     return sorted(scored, key=lambda item: -item[0])
-
-
-@functools.lru_cache(maxsize=4096)
-def _parent_only(heading: str | None) -> bool:
-    return parent_only(heading)  # a few hundred distinct headings per index
 
 
 def select(
