@@ -10,6 +10,7 @@ from pathlib import Path
 
 from indexer.answers import Financials
 from indexer.core.models import DocumentMeta, Page, Table
+from indexer.evidence.cross_checks import cross_checks
 from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.financials import (
     STATEMENT_OF_KEY,
@@ -92,6 +93,7 @@ class StatementReader:
             for identity in page_identities(document, statement, tables, page_rows)
         ]  # fmt: skip
         identities += statement_identities(document, rows)
+        identities += cross_checks(document, rows)
         identities += scale_checks(document, rows, page_of, meta.pages)
         original = source_file(self._folder, meta)
         if rows and meta.source_format == "html" and original.is_file():

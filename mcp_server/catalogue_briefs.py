@@ -48,7 +48,14 @@ class DocumentsBrief(CatalogueHead):
 def company_names(meta: DocumentMeta) -> list[str]:
     """The company's names in this document, each once (case aside), the printed name first."""
     found: dict[str, str] = {}
-    for name in (meta.company, meta.english_name, meta.stock_code, *meta.tickers, meta.company_pinyin):
+    for name in (
+        meta.company,
+        meta.english_name,
+        *meta.printed_names,
+        meta.stock_code,
+        *meta.tickers,
+        meta.company_pinyin,
+    ):
         if name and name.strip():
             found.setdefault(name.strip().casefold(), name.strip())
     return list(found.values())

@@ -318,3 +318,29 @@ def test_header_rows_that_a_title_or_a_label_stands_over() -> None:
 def test_a_row_of_years_inside_a_table_is_a_header_not_figures() -> None:
     page_header = _table(["", "", ""], [("Notes", {0: "2021", 1: "2022", 2: "2022"}), ("Revenue", {0: "995,940"})])
     assert [is_year_row(row) for row in page_header.rows] == [True, False]
+
+
+@pytest.mark.parametrize("header", ["本期比上年同", "期增减(%)", "本期比上年同 期增减(%)", "较上年末增减", "比上期增减"])
+def test_a_change_column_is_never_a_period_however_its_header_is_wrapped(header: str) -> None:
+    """A 年报's "本期比上年同期增减(%)" wrapped over two lines: its first line says 本期, yet the column compares."""
+    report = ReportPeriod("2021-12-31", 2021)
+    assert column_period(header, report) is None
+    assert column_period("2020年", report) is not None and column_period("上年同期", report) is not None
+
+
+@pytest.mark.parametrize(
+    ("label", "statement", "concept"),
+    [
+        ("Net Loss Attributable to Common Shareholders", "income", "net_income_attributable"),
+        ("Net income attributable to MGM Resorts International", "income", "net_income_attributable"),
+        ("Profit for the year attributable to equity holders of the Company", "income", "net_income_attributable"),
+        ("Net income attributable to noncontrolling interests", "income", None),
+        ("Cash and cash equivalents › End of year", "cash_flow", "cash_end"),
+        ("Cash, cash equivalents and restricted cash at end of period", "cash_flow", "cash_end"),
+        ("Cash and cash equivalents at 1 January", "cash_flow", None),
+        ("Cash dividends declared per common share", "income", "dividends_per_share"),
+        ("Dividends per share (cents)", "key_data", "dividends_per_share"),
+    ],
+)
+def test_labels_of_any_business_take_their_concept(label: str, statement: str, concept: str | None) -> None:
+    assert concept_of(label, statement) == concept

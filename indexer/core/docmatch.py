@@ -117,7 +117,7 @@ def _aliases_cached(meta_json: str) -> Aliases:
     words: set[str] = set()
     exact: set[str] = set()
     cjk: set[str] = set()
-    names = [n for n in (meta.company, meta.english_name) if n]
+    names = [n for n in (meta.company, meta.english_name, *meta.printed_names) if n]
     if meta.company is None:
         prefix = re.match(r"[A-Za-z]+(?:_[A-Za-z]+)*", Path(meta.document).stem)
         if prefix:
@@ -138,8 +138,12 @@ def _aliases_cached(meta_json: str) -> Aliases:
         first = next(iter(_WORD.findall(stripped)), "")
         if len(first) >= 3 and first not in _COMMON_WORDS:
             (compact if len(first) >= 5 else words).add(first)
+        elif len(first) == 2 and any(c.isdigit() for c in first) and any(c.isalpha() for c in first):
+            words.add(first)  # "3M Company" goes by 3M
         if acronym := initials(stripped):
             exact.add(acronym)
+        for form in short_forms(name):  # J&J as printed; AmEx, Amex or AMEX
+            (exact if "&" in form else words).add(form if "&" in form else form.lower())
     for ticker in meta.tickers:
         (words if len(ticker) >= 3 else exact).add(ticker.lower() if len(ticker) >= 3 else ticker)
     if meta.stock_code:
@@ -151,13 +155,30 @@ def aliases(meta: DocumentMeta) -> Aliases:
     return _aliases_cached(meta.model_dump_json())
 
 
+def short_forms(name: str) -> set[str]:
+    """The short forms a two-word name goes by: the initials around its ampersand ("Johnson & Johnson" → J&J,
+    "Procter & Gamble" → P&G) and the first two letters of each word ("American Express" → AmEx, matched in any
+    case as AMEX)."""
+    found: set[str] = set()
+    left, amp, right = _LEGAL_SUFFIXES.sub(" ", name.lower()).partition("&")
+    if amp and left.strip().isalpha() and right.strip().isalpha():  # one word on each side
+        found.add(f"{left.strip()[0]}&{right.strip()[0]}".upper())
+    words = re.findall(r"[a-z]+", without_legal_form(name))
+    if len(words) == 2 and all(len(word) >= 4 for word in words):
+        found.add((words[0][:2] + words[1][:2]).upper())
+    return found
+
+
+_RAW_WORD = re.compile(r"[A-Za-z]+(?:&[A-Za-z]+)*")
+
+
 def names_company(meta: DocumentMeta, question: str) -> bool:
     """Whether the question names this document's company (by any alias)."""
     found = aliases(meta)
     lowered = question.lower()
     compact = _compact(question) + "".join(CJK.findall(question))
     words = set(_WORD.findall(lowered))
-    raw_words = set(re.findall(r"[A-Za-z]+", question))
+    raw_words = set(_RAW_WORD.findall(question))
     return (
         any(a in compact for a in found.compact)
         or bool(found.words & words)

@@ -228,8 +228,8 @@ class Place(BaseModel):
     """Where a document's company, form or period end is printed."""
 
     where: str = Field(
-        description="cover, header, footer, auditor_report, statement_heading, signature, profile (a 年报's "
-        "company profile) or text (a page's running text)"
+        description="cover, header, footer, auditor_report, directors_report, statement_heading, signature, profile "
+        "(a 年报's company profile) or text (a page's running text)"
     )
     page: int = Field(ge=1)
     text: str = Field(description="the line as printed")
@@ -268,6 +268,11 @@ class DocumentMeta(BaseModel):
         default=None,
         description="two independent places print the company (cover, running headers, auditor's report, statement "
         "headings, signatures); false: the best candidate, not established; null: not checked (an older index)",
+    )
+    printed_names: list[str] = Field(
+        default_factory=list,
+        description="when company is not established: the other names the filing prints for itself in a naming place "
+        "(cover, headers, auditor's addressee, directors' report); search finds the filing by each",
     )
     form_verified: bool | None = Field(default=None, description="a page past the cover names the form too")
     period_end_verified: bool | None = Field(default=None, description="a page past the cover prints the date too")

@@ -23,6 +23,12 @@ HEADER_SLACK = 12.0  # points a header may stand beside its column's figures
 HEADER_ROWS = 3  # a table's first rows that may be column headers read as figures
 _YEAR_CELL = re.compile(r"^((?:19|20)\d\d)(?:\d|[*†‡¹²³]|\(\d\))?$")
 _UNIT_CELL = re.compile(r"^(?:[$€£¥]|US\$|HK\$|A\$|C\$|RMB|USD|EUR|GBP|HKD|CNY|JPY)?\s*(?:['’]000|m|bn)?$", re.I)
+# A label that names only a point of the period: the parent says of what ('Cash and cash equivalents › End of year').
+_POINT_ONLY = re.compile(
+    r"^(?:balance )?(?:at )?(?:the )?(?:beginning|end|start|close) of (?:the )?(?:fiscal |financial )?"
+    r"(?:year|period|quarter)$"
+)
+PER_SHARE = re.compile(r"per (?:common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
 _AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
 _HEADER_LIKE = re.compile(
     r"\b(?:three|six|nine|twelve|thirteen|\d{1,2})\s+(?:months|weeks)\b|\byears?\s+ended\b|"
@@ -45,13 +51,38 @@ def _centre(span: Span) -> float:
     return (span.box.x0 + span.box.x1) / 2
 
 
+_PERIOD_TEXT = re.compile(r"(?:[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+|\d{1,2}\s+[A-Z][a-z]{2,8}\s+)?(?:19|20)\d\d(?!\d)")
+SPLIT_CHARS = 200  # a span longer than this is not split into headers
+
+
+def _period_parts(span: Span) -> list[Span]:
+    """A span that prints several column headers run together ("December 31, 2022 December 31, 2021"), as one span
+    per header, each with its share of the span's width; any other span as it is."""
+    text = span.text.strip()
+    if len(text) > SPLIT_CHARS:
+        return [span]
+    found = list(_PERIOD_TEXT.finditer(text))
+    if len(found) < 2 or _PERIOD_TEXT.sub("", text).strip(" ,"):
+        return [span]
+    width = (span.box.x1 - span.box.x0) / max(len(text), 1)
+    return [
+        Span(text=m.group(0), box=span.box.model_copy(
+            update={"x0": span.box.x0 + m.start() * width, "x1": span.box.x0 + m.end() * width}))
+        for m in found
+    ]  # fmt: skip
+
+
 def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
     """Column headers printed above the table, perhaps over several lines and above other tables of the page: per
     column, the nearest period-like spans above its figures, top to bottom."""
     ranges = _column_ranges(table)
+    # above its first row: a table whose header lines the parser took into its title starts above them
+    first = min((box.top for box in table.rows[0].boxes), default=table.box.top) if table.rows else table.box.top
     spans = [
-        span for line in page.lines if not line.furniture and line.box.bottom <= table.box.top + 1
-        for span in line.spans if len(span.text) <= HEADER_CHARS and _HEADER_LIKE.search(span.text)
+        part for line in page.lines
+        if not line.furniture and (line.box.bottom <= table.box.top + 1 or (line.box.top + line.box.bottom) / 2 < first)
+        for span in line.spans for part in _period_parts(span)
+        if len(part.text) <= HEADER_CHARS and _HEADER_LIKE.search(part.text)
     ]  # fmt: skip
     headers = []
     for column in range(width):
@@ -151,10 +182,25 @@ def cell_header(cell: Cell, columns: tuple[str, ...], report: ReportPeriod) -> s
     return cell.header if column_period(cell.header, report) else column
 
 
+def _names_itself(label: str) -> bool:
+    words = normalise_label(label)
+    return words not in _AMBIGUOUS and len(words) > 2 and not _POINT_ONLY.match(words)
+
+
+def per_share_by_parent(row: TableRow) -> bool:
+    """Whether a row that names itself takes its unit from its parent: a label printed without 'per share' under a
+    parent that says it ('Earnings per common share — basic' over 'Net income attributable to … shareholders')."""
+    return (
+        bool(row.group) and _names_itself(row.label)
+        and bool(PER_SHARE.search(row.group or "")) and not PER_SHARE.search(row.label)
+    )  # fmt: skip
+
+
 def row_label(row: TableRow, table: Table) -> str:
-    """The label as printed, with the parent joined where the label alone is ambiguous ('Diluted', 'Total')."""
-    words = normalise_label(row.label)
-    if words not in _AMBIGUOUS and len(words) > 2:
+    """The label as printed, with the parent joined where the label alone is ambiguous ('Diluted', 'Total', 'End of
+    year' under 'Cash and cash equivalents') or where the parent gives the row its unit and the label does not (a
+    label printed once among the amounts and again under 'Earnings per share — basic')."""
+    if _names_itself(row.label) and not per_share_by_parent(row):
         return row.label
     parent = row.group or (table.title or "").split(" — ")[-1]
     return f"{parent.rstrip(':： ')} › {row.label}" if parent else row.label

@@ -30,9 +30,11 @@ from indexer.core.sections import parent_only
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.columns import (
     HEADER_SLACK,
+    PER_SHARE,
     cell_header,
     header_rows,
     is_year_row,
+    per_share_by_parent,
     row_label,
     table_headers,
 )
@@ -57,7 +59,7 @@ _SEGMENT = re.compile(r"\bsegments?\b|分部", re.I)  # a segment's selected dat
 _SHARE_COUNT = re.compile(
     r"weighted[- ]average|number of (?:common |ordinary )?shares|shares (?:outstanding|used)", re.I
 )
-_PER_SHARE = re.compile(r"per (common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
+_EXCEPT_PER_SHARE = re.compile(r"\bexcept\s+(?:for\s+)?(?:per[- ]share|share|per\s+unit)\b[^)›]{0,40}", re.I)
 _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
 _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
 _NUMBERS = re.compile(r"\d[\d,.]*")
@@ -132,8 +134,12 @@ def statement_tables(
 ) -> Iterable[StatementTable]:
     """The tables of each primary statement in the outline (or of ``only`` those), with their units and column
     headers."""
+    # a filing that prints its profit or loss in a single statement of comprehensive income (IFRS allows it) has no
+    # income statement of its own: that statement is its income statement
+    keys = {s.key for s in sections if s.kind == "statement" and not parent_only(s.title)}
+    of_key = STATEMENT_OF_KEY | ({"comprehensive_income": "income"} if "income_statement" not in keys else {})
     for position, section in enumerate(sections):
-        statement = STATEMENT_OF_KEY.get(section.key) if section.kind == "statement" else None
+        statement = of_key.get(section.key) if section.kind == "statement" else None
         if statement is None or parent_only(section.title) or (only is not None and section not in only):
             continue
         following = sections[position + 1] if position + 1 < len(sections) else None
@@ -203,9 +209,10 @@ def _value(cell: Cell, label: str, unit: Unit, statement: str) -> tuple[str | No
     statement's 'Issuance of preferred shares' an amount of cash)."""
     # a cell holding several figures is a table the parser could not split: no value, never the first one's
     number = parse_cell_value(cell.text) if len(_NUMBERS.findall(cell.text)) <= 1 else None
+    label = _EXCEPT_PER_SHARE.sub(" ", label)  # "(In thousands, except per share data)" over a total is no per share
     if _SHARE_COUNT.search(label):
         kind, multiplier = "shares", unit.shares_multiplier
-    elif _PER_SHARE.search(label):
+    elif PER_SHARE.search(label):
         kind, multiplier = "per_share", Decimal(1)
     elif _PERCENT.search(label) or cell.text.strip().endswith(("%", "％")):
         kind, multiplier = "percent", Decimal(1)
@@ -299,6 +306,9 @@ def table_rows(
             continue
         label = row_label(row, found.table)
         concept = concept_of(label, found.statement) or concept_of(row.label, found.statement)
+        if per_share_by_parent(row):  # earnings per share where the row is net income's; never an amount's concept
+            own = concept_of(row.label, found.statement)
+            concept = concept_of(label, found.statement) if own in ("net_income", "net_income_attributable") else None
         label_boxes = [box for box in row.boxes if box not in {b for cell in row.cells for b in cell.boxes}]
         for cell in row.cells:
             # the cell's own header (a table whose lower rows have their own: 2019年 above, 2019年末 below), else

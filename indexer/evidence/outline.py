@@ -222,7 +222,7 @@ def statement_title(text: str) -> str | None:
 
 # A page's own number printed beside a running title, set off by a bar: "Notes to the financial statements | 65",
 # "66 | Downer EDI Limited". A contents page sets its numbers off with dot leaders or space, not a bar.
-_BARRED_FOLIO = re.compile(r"\s+\|\s+\d{1,4}$|^\d{1,4}\s+\|\s+")
+_BARRED_FOLIO = re.compile(r"(?<!\s)\s+\|\s+\d{1,4}$|^\d{1,4}\s+\|\s+")  # a run of spaces is tried once
 
 
 def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_Candidate]:

@@ -2,7 +2,8 @@
 
 Headers come as dates ("July 29, 2023", "Three Months Ended July 29, 2023", "31 December 2021", "31.12.2021¹",
 "2023年12月31日"), as years ("2023", "Fiscal 2023", "2019年", "2019年末"), relative to the report (本期/上期,
-期末余额/期初余额) or as quarters (第一季度). Columns that are not periods — change, %, notes — have none. The fiscal
+期末余额/期初余额) or as quarters (第一季度). Columns that are not periods — change, %, notes, a comparison with the
+year before however its header is wrapped ("本期比上年同" over "期增减(%)") — have none. The fiscal
 year of a column follows the filer's own naming: the document's fiscal year, less the whole years between the
 document's period end and the column's (a prior year-end balance six months back belongs to the previous year).
 """
@@ -20,7 +21,7 @@ from indexer.core.tokenize import normalize_text
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _SHORT_FY = re.compile(r"\bFY\s?'?(\d\d)\b", re.I)
 _NOT_PERIOD = re.compile(
-    r"%|％|增减|变动|变化|比例|占比|同比|环比|\bchanges?\b|\bvariance\b|\bvar\b|\bnotes?\b|附注|\bpercent|\bmargin\b|"
+    r"%|％|增减|变动|变化|比例|占比|同比|环比|[比较]上(?:年|期|年同期)|\bchanges?\b|\bvariance\b|\bvar\b|\bnotes?\b|附注|\bpercent|\bmargin\b|"
     r"\bvs\.?\b|\bversus\b|\bincrease\b|\bdecrease\b|\binc\.?\s*/|\bbetter\b|\bworse\b|\bfavou?rable\b|"
     r"\bdifference\b|\bgrowth\b",
     re.I,

@@ -29,15 +29,38 @@ AGREEING_PLACES = 2
 BAND = 0.08  # the top and bottom of a page, where running headers and footers are printed
 
 _ADDRESSEE = re.compile(
-    r"^to\s+the\s+(?:board\s+of\s+directors|(?:share|stock)holders|members|owners)\b.{0,80}?\bof\b|^致.{2,40}全体股东",
+    r"^(?=.{0,300}$)(?:(?:independent\s+)?(?:statutory\s+)?auditor['’]?s['’]?\s+report\s+)?to\s+the\s+"
+    r"(?:board\s+of\s+directors|(?:share|stock)holders|members|owners|general\s+meeting|annual\s+general\s+meeting)"
+    r"\b.{0,80}?\bof\b|^致.{2,40}全体股东",
     re.I,
 )
+# Where a filing names itself in a sentence: the auditor's addressee ("To the Members of X", "… to the General
+# Meeting of X"), the directors' report ("The directors of X present their report", "The Directors present their
+# report on X"). The name runs to its legal form, else to the first bracket, comma or colon.
+_SELF_NAMING = re.compile(
+    r"^(?=.{0,300}$)(?:(?:(?:independent\s+)?(?:statutory\s+)?(?:auditor['’]?s['’]?\s+)?report\s+"
+    r"(?:of\s+the\s+(?:independent\s+)?(?:statutory\s+)?auditors?\s+)?)?to\s+the\s+(?:(?:share|stock)holders|members|owners|(?:annual\s+)?general\s+meeting|"
+    r"board\s+of\s+directors)(?:\s+and\s+(?:the\s+)?(?:board\s+of\s+directors|(?:share|stock)holders))?\s+of\s+"
+    r"|the\s+directors\s+of\s+(?=.{2,80}?\s(?:\(|present|submit|have|are\s+pleased))"
+    r"|the\s+directors\s+present\s+their\s+(?:annual\s+)?report.{0,60}?\s(?:on|of)\s+)"
+    r"(?P<name>\S.{1,80})",
+    re.I,
+)
+_FORMS = (
+    r"(?:inc|incorporated|corp|corporation|company|ltd|limited|plc|llc|l\.p|n\.v|s\.a|sa|ag|se|nv|trust|bancorp|"
+    r"bancshares)"
+)
+_NAME_WITH_FORM = re.compile(rf"^(.{{1,80}}?\b{_FORMS}\b\.?(?:,?\s+{_FORMS}\b\.?)*)", re.I)
+_DEFINED_TERM = re.compile(r"\(\s*(?:the\b|[“\"'‘])", re.I)
+_NAME_END = re.compile(r"(?<!\s)\s*(?:[(,:;“\"]|\s(?:and\s+(?:its\s+)?subsidiaries|for\s+the|as\s+(?:of|at))\b)", re.I)
 _PROFILE = re.compile(r"^公司的?中文名称")
 # What a name is not: a heading or a possessive heading word, a role, a description that starts with an article.
 _NOT_A_NAME = re.compile(
-    r"^(?:a|an)\s|^(?:management|directors?|chair(?:man|woman|person)?|auditors?|shareholders?|chief|board|report|"
+    r"^(?:a|an)\s|^the\s+(?:company|group|entity|parent|partnership|fund|trust|bank|registrant)[\s.,;:]*$|"
+    r"^(?:management|directors?|chair(?:man|woman|person)?|auditors?|shareholders?|chief|board|report|"
     r"annual|consolidated|notes?|independent|our|we|item|part|table|contents|index|results|highlights|financial|"
-    r"statements?|corporate|strategic|overview)\b|\b(?:stock\s+corporation|incorporated\s+in|organi[sz]ed\s+under)\b",
+    r"statements?|corporate|strategic|overview|formerly|previously)\b|"
+    r"\b(?:stock\s+corporation|incorporated\s+in|organi[sz]ed\s+under|(?:formerly|previously)\s+(?:known\s+as|named))\b",
     re.I,
 )
 _LEGAL_TAIL = re.compile(
@@ -60,8 +83,40 @@ class Settled:
 
 
 def is_name(candidate: str) -> bool:
+    """A name, not a heading or a description: capitalised, or printed with its legal form ("salesforce.com, inc.")."""
     text = candidate.strip()
-    return 2 <= len(text) <= 100 and not _NOT_A_NAME.search(text) and any(c.isupper() or CJK.match(c) for c in text)
+    shaped = any(c.isupper() or CJK.match(c) for c in text) or bool(_LEGAL_TAIL.search(text))
+    return 2 <= len(text) <= 100 and not _NOT_A_NAME.search(text) and shaped
+
+
+def _named_in(text: str, below: str) -> str | None:
+    """The name a self-naming line prints (``below``: the next line, where an addressee ends with "of" or names the
+    company on the line under it)."""
+    found = _SELF_NAMING.match(text)
+    if found is not None:
+        name = found.group("name")
+    elif _ADDRESSEE.match(text) and text.rstrip(" :").lower().endswith((" of", "directors", "holders", "members")):
+        name = below  # "To the Stockholders and Board of Directors" over "Atreca, Inc.:"
+    else:
+        return None
+    with_form = _NAME_WITH_FORM.match(name)
+    if with_form and _DEFINED_TERM.search(with_form.group(1)):  # "Acme (the Company": a defined term, no form
+        with_form = None
+    end = _NAME_END.search(name)
+    name = with_form.group(1) if with_form else name[: end.start()] if end else name
+    name = name.strip(" :;,")
+    return name if is_name(name) and (with_form or name[:1].isupper()) else None
+
+
+def self_named(pages: list[Page]) -> list[str]:
+    """The names a filing gives itself in its auditor's addressee and its directors' report, in order."""
+    names: dict[str, None] = {}
+    for page in pages:
+        body = [" ".join(line.text.split()) for line in page.lines if not line.furniture]
+        for text, below in zip(body, [*body[1:], ""], strict=False):
+            if (name := _named_in(text, below)) is not None:
+                names.setdefault(unsplit(name))
+    return list(names)
 
 
 def unsplit(name: str) -> str:
@@ -105,6 +160,8 @@ def _page_places(page: Page, cover: bool) -> Iterator[Place]:
         if _ADDRESSEE.match(text) or _PROFILE.match(text):
             where = "profile" if _PROFILE.match(text) else "auditor_report"
             yield from (_place(where, page, near) for near in body[index : index + 2])
+        elif _SELF_NAMING.match(text):
+            yield _place("auditor_report" if re.search(r"\bto\s+the\b", text, re.I) else "directors_report", page, line)
         elif statement_title(text) not in (None, "notes"):
             yield from (_place("statement_heading", page, near) for near in body[max(0, index - HEADING_REACH) : index])
     if boilerplate_page([line.text for line in body]) == "signatures":
@@ -129,6 +186,25 @@ def _supports(name: str, found: Iterable[tuple[Place, str]]) -> list[Place]:
         if key in text or (CJK.search(squeezed) and squeezed in text.replace(" ", "")):
             kept[place.where] = place
     return list(kept.values())
+
+
+NAMES_KEPT = 3  # other names a filing prints for itself, kept for search when no two places agree
+
+
+def printed_names(chosen: Settled, candidates: list[str | None], found: list[Place]) -> list[str]:
+    """When no two places agree on the company, the other names the filing prints for itself in a naming place (its
+    cover, headers, auditor's addressee, directors' report, statements' headings): search finds the filing by each.
+    None when the company is established (its own name and aliases are enough)."""
+    if chosen.verified:
+        return []
+    plain = [(place, _plain(place.text)) for place in found]
+    taken = {core(chosen.value)} if chosen.value else set()
+    kept: list[str] = []
+    for name in dict.fromkeys(c.strip() for c in candidates if c and is_name(c)):
+        if core(name) not in taken and _supports(name, plain):
+            taken.add(core(name))
+            kept.append(name)
+    return kept[:NAMES_KEPT]
 
 
 def settle_company(candidates: list[str | None], found: list[Place]) -> Settled:

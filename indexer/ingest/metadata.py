@@ -22,6 +22,17 @@ from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
 from indexer.ingest import cover_agreement
 from indexer.ingest.broker_note import describe_broker_note
+from indexer.ingest.forms import (
+    ANNUAL_FORMS,
+    ANNUAL_REPORT,
+    FORM_AGAIN,
+    FORM_RULES,
+    FORM_TITLE,
+    HEADLINE_CHARS,
+    YEAR_STATEMENTS,
+    audited,
+    detect_form,
+)
 from indexer.ingest.identifiers import detect_foreign_name, detect_tickers
 
 _DATE = DATE
@@ -30,23 +41,6 @@ BOUND_COVER_PAGES = 10  # pages searched for an SEC cover bound behind a shareho
 LEGAL_NAME_PAGES = 5  # pages searched for a company printed with its legal form when the cover names none
 FISCAL_PAGES = 40  # pages read for the filer's own "… quarter of fiscal 2024" (MD&A follows the statements)
 
-_FORM_RULES: list[tuple[str, re.Pattern[str]]] = [
-    ("10-K", re.compile(r"\bform\s+10-k\b", re.I)),
-    ("10-Q", re.compile(r"\bform\s+10-q\b", re.I)),
-    ("20-F", re.compile(r"\bform\s+20-f\b", re.I)),
-    ("8-K", re.compile(r"\bform\s+8-k\b", re.I)),
-    ("半年报", re.compile(r"半年度报告")),
-    ("季报", re.compile(r"第[一三]季度报告")),
-    ("年报", re.compile(r"\d{4}\s*年\s*年度报告|年度报告(?:摘要)?$", re.M)),
-    ("研报", re.compile(r"证券研究报告|研究报告|投资评级|(?:买入|增持|中性|减持|推荐)（(?:首次|维持)）")),
-]
-_EARNINGS = re.compile(
-    r"\b(?:reports?|announces?)\b.{0,80}\b(?:quarter|full[- ]year|fiscal)\b.{0,60}\bresults\b", re.I | re.S
-)
-_ANNUAL_FORMS = {"10-K", "20-F", "annual report"}
-_HEADLINE_CHARS = 300  # a release's headline: its first lines
-_FORM_TITLE = re.compile(r"^\s*FORM\s+(10-K|10-Q|20-F)\s*$", re.I | re.M)  # a cover's title line, pages in
-_ANNUAL_REPORT = re.compile(r"\bannual\s+report\b", re.I)
 # A report titled with the date its year ends: "Annual Report 31 March 2022", "Annual Report and Accounts – 31 March
 # 2022".
 _REPORT_DATED = re.compile(
@@ -54,7 +48,11 @@ _REPORT_DATED = re.compile(
     r"(?=\d{1,2}\s+[A-Za-z]+\s+\d{4}|[A-Za-z]+\s+\d{1,2},\s+\d{4})",
     re.I,
 )
-_REPORT_YEAR = re.compile(r"\bannual\s+report\s+((?:19|20)\d{2})\b|\b((?:19|20)\d{2})\s+annual\s+report\b", re.I)
+_REPORT_YEAR = re.compile(
+    r"\bannual\s+report(?:\s*(?:&|and)\s*(?:accounts|financial\s+statements))?\s*((?:19|20)\d{2})\b|"
+    r"\b((?:19|20)\d{2})\s+annual\s+report\b",
+    re.I,
+)
 # A company as a cover prints it: a line ending in a legal form ("Zegona Communications plc", "MainStreet Bancshares,
 # Inc.").
 _LEGAL_FORM = (
@@ -76,20 +74,13 @@ _NAMED_INLINE = re.compile(
 _NOT_A_COMPANY = re.compile(
     r"check\s+mark|registrant|transition\s+period|pursuant|\bexchange\b|securities|commission|"
     r"\b(?:auditors?|bankers?|transfer\s+agent|share\s+regist(?:ry|er|rar)|registrars?|solicitors?|advisers?|"
-    r"brokers?|trustees?)\b|^(?:mr|ms|mrs|dr)\.?\s|\b(?:ended|for\s+the\s+(?:fiscal\s+)?year)\b",
+    r"brokers?|trustees?)\b|^(?:mr|ms|mrs|dr)\.?\s|\b(?:ended|for\s+the\s+(?:fiscal\s+)?year)\b|"
+    r"\b(?:formerly|previously)\b",
     re.I,
 )
 # A combined filing's cover lists its registrants as rows: file number, name, state, IRS number.
 _REGISTRANT_ROW = re.compile(r"^\d{1,3}-\d{3,6}\s+(.+?)\s+(?:[A-Z][a-z]+\s){1,3}?\d{2}-\d{7}$")
 NAMED_MIN_PAGES = 3  # a legal name on fewer pages is a counterparty, an auditor or a subsidiary
-_FILENAME_FORMS: list[tuple[str, re.Pattern[str]]] = [
-    ("10-K", re.compile(r"10-?K", re.I)),
-    ("10-Q", re.compile(r"10-?Q", re.I)),
-    ("8-K", re.compile(r"(?<!\d)8-?K", re.I)),
-    ("earnings release", re.compile(r"earnings", re.I)),
-    ("年报", re.compile(r"年度报告|年报")),
-    ("研报", re.compile(r"研报|research[_ -]?report", re.I)),
-]
 
 
 def _first_text(pages: list[Page], count: int = 2) -> str:
@@ -105,7 +96,7 @@ def _cover_pages(pages: list[Page]) -> list[Page]:
     pages from an SEC form's title page bound within the first ten (a 10-K behind the letter)."""
     first = _printed(pages)[:2]
     text = _first_text(first)
-    if any(pattern.search(text) for _, pattern in _FORM_RULES) or _ANNUAL_REPORT.search(text):
+    if any(pattern.search(text) for _, pattern in FORM_RULES) or ANNUAL_REPORT.search(text):
         return first
     return _sec_cover_pages(pages) or first
 
@@ -115,7 +106,7 @@ def _sec_cover_pages(pages: list[Page]) -> list[Page]:
     registrant and the fiscal year a glossy annual report's bound 10-K prints."""
     printed = _printed(pages)
     for index, page in enumerate(printed[:BOUND_COVER_PAGES]):
-        if _FORM_TITLE.search(page.text):
+        if FORM_TITLE.search(page.text):
             return printed[index : index + 2]
     return []
 
@@ -139,29 +130,6 @@ def detect_language(pages: list[Page]) -> str | None:
     if share < 0.05:
         return "en"
     return "mixed"
-
-
-def detect_form(file_name: str, text: str) -> str | None:
-    """The form the cover (``text``) names; an annual report to shareholders by its title; else the file name.
-
-    A release headlined "… Reports First-Quarter 2023 Results" is an earnings release even where its text refers
-    to a form ("please refer to our Quarterly Report on Form 10-Q"): a form named in running text is another
-    document; only an SEC cover's title line ("FORM 10-Q") outranks the headline."""
-    if _EARNINGS.search(text[:_HEADLINE_CHARS]) and not _FORM_TITLE.search(text):
-        return "earnings release"
-    for form, pattern in _FORM_RULES:
-        if pattern.search(text):
-            if form == "8-K" and _EARNINGS.search(text):
-                return "earnings release"
-            return form
-    if _EARNINGS.search(text):
-        return "earnings release"
-    if _ANNUAL_REPORT.search(text):
-        return "annual report"
-    for form, pattern in _FILENAME_FORMS:
-        if pattern.search(file_name):
-            return form
-    return None
 
 
 def _registrant(text: str) -> str | None:
@@ -214,30 +182,35 @@ def _legal_name(text: str) -> str | None:
 
 def _from_file_name(file_name: str) -> str | None:
     """The last resort: the words of a file name before its year (AAPL_2023_10K → Aapl)."""
-    first = re.match(r"^([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:\d{4}|FY)", Path(file_name).stem)
+    first = re.match(r"^([A-Za-z][A-Za-z&.]+(?:_[A-Za-z&.]+)*?)_(?:(?:19|20)\d{2}(?!\d)|FY)", Path(file_name).stem)
     return first.group(1).replace("_", " ").title() if first else None
 
 
 def _report_dated(text: str) -> str | None:
-    found = _REPORT_DATED.search(text)
-    return first_date(text[found.end() : found.end() + 30]) if found else None
+    """The date a report is titled with: "Annual Report 31 March 2022", "Financial Report 30 June 2022",
+    "Consolidated Financial Statements as of December 31, 2022 and 2021"."""
+    if found := _REPORT_DATED.search(text):
+        return first_date(text[found.end() : found.end() + 30])
+    if found := YEAR_STATEMENTS.search(text[:HEADLINE_CHARS]):
+        return first_date(text[found.end() : found.end() + 130])
+    return None
 
 
 def detect_period(form: str | None, file_name: str, text: str) -> str | None:
-    fy = re.search(r"fiscal year ended\s+" + _DATE, text, re.I)
+    fy = re.search(r"fiscal\s*year\s*ended:?\s*" + _DATE, text, re.I)  # a text layer may drop the spaces
     ended = iso_date(*fy.groups()) if fy else None
     if ended:
         return f"FY{year_ending(ended)}"
     if (ended := period_end(text)) and re.search(r"\byear\s+ended\b", text, re.I) and form == "annual report":
         return f"FY{year_ending(ended)}"  # "For the Year Ended 31 December 2022"
-    quarter = re.search(r"quarterly period ended\s+" + _DATE, text, re.I)
+    quarter = re.search(r"quarterly\s*period\s*ended:?\s*" + _DATE, text, re.I)
     ended = iso_date(*quarter.groups()) if quarter else None
     if ended:
         return f"quarter ended {ended}"
     results = re.search(
         r"(first|second|third|fourth)\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{4})", text, re.I
     )
-    if results and form not in _ANNUAL_FORMS:  # an annual report's letter speaks of the coming quarters
+    if results and form not in ANNUAL_FORMS:  # an annual report's letter speaks of the coming quarters
         number = ["first", "second", "third", "fourth"].index(results.group(1).lower()) + 1
         return f"Q{number} {results.group(2)}"
     report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
@@ -309,7 +282,7 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     text = _cover(pages)
     sec = _sec_cover(pages) or text
     opening = _first_text(pages, FISCAL_PAGES)
-    form = detect_form(file_name, text)
+    form = detect_form(file_name, text) or audited(pages)
     registrant = _registrant(sec)
     company, code = (registrant, None) if registrant else detect_company(file_name, text)
     if company is None or company == _from_file_name(file_name):
@@ -332,7 +305,8 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     shown_period = period
     if period and year and str(year) not in period:
         shown_period = f"{period} (fiscal {year})"
-    established = _established(pages, [company, registrant, *_cover_names(pages, text)], form, end)
+    candidates = [company, registrant, *_cover_names(pages, text), *cover_agreement.self_named(pages)]
+    established = _established(pages, candidates, form, end)
     company = established["company"]  # type: ignore[assignment]
     parts = [p for p in (company, form, shown_period) if p]
     broker_note = describe_broker_note(file_name, pages) if form == "研报" else {}
@@ -354,14 +328,6 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     )
 
 
-# A page past the cover that names the form again: an SEC form's name, a 年报's title, "annual report", an earnings
-# release's exhibit label or its results.
-_FORM_AGAIN: dict[str, re.Pattern[str]] = dict(_FORM_RULES) | {
-    "annual report": _ANNUAL_REPORT,
-    "earnings release": re.compile(r"\bexhibit\s+99\b|\b(?:quarter|year)\b.{0,40}\bresults\b", re.I),
-}
-
-
 def _cover_names(pages: list[Page], cover: str) -> list[str | None]:
     """Other names the filing might be about: legal names on the cover and the first pages, the most printed one."""
     most = _most_named(pages)
@@ -374,15 +340,16 @@ def _established(
 ) -> dict[str, object]:
     """Company, form and period end settled by agreement (ingest/cover_agreement.py), with the places of each."""
     cover = {page.number for page in _cover_pages(pages)} | {page.number for page in _sec_cover_pages(pages)}
-    company = cover_agreement.settle_company(
-        [cover_agreement.unsplit(c) if c else c for c in candidates], cover_agreement.places(pages, cover)
-    )
-    settled_form = cover_agreement.settle_form(form, _FORM_AGAIN.get(form or ""), pages, cover)
+    names = [cover_agreement.unsplit(c) if c else c for c in candidates]
+    found_places = cover_agreement.places(pages, cover)
+    company = cover_agreement.settle_company(names, found_places)
+    settled_form = cover_agreement.settle_form(form, FORM_AGAIN.get(form or ""), pages, cover)
     settled_end = cover_agreement.settle_period_end(end, pages, cover)
     found = {"company": company, "form": settled_form, "period_end": settled_end}
     return {
         "company": company.value,
         "company_verified": company.verified,
+        "printed_names": cover_agreement.printed_names(company, names, found_places),
         "form_verified": settled_form.verified,
         "period_end_verified": settled_end.verified,
         "established": {field: list(settled.places) for field, settled in found.items() if settled.places},
