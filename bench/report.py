@@ -23,6 +23,7 @@ import outline_eval
 import rows_eval
 import scale_report
 import units_eval
+import wide
 
 MIDDLE, LARGE = "20000", "200000"
 
@@ -315,6 +316,7 @@ def main() -> int:
         *(metadata_eval.markdown(meta) if (meta := _load(out / "metadata.json")) else []),
         *dev_server.markdown(_load(out / "dev_server.json")),
         *engine_report.current(),
+        *wide.current(),
         *_milvus_and_ray(out),
         *_corpus(bench),
         *_dense(dense),

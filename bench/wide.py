@@ -1,8 +1,9 @@
 """The wide corpus, measured: 164 real filings that no dev set holds (../shared/eval/wide/files.jsonl), read by the
 index's own tools and scored against gold nobody here wrote, side by side with the dev set.
 
-    python bench/wide.py --corpus DIR_OF_THE_WIDE_FILES --index OUT/wide [--reuse] [--dev-index INDEX_OF_DEV]
-                         [--json OUT/wide.json] [--markdown]
+    python bench/wide_files.py --out DIR --git-dir patronus-ai/financebench=GIT_DIR --git-dir trustbit/…=GIT_DIR
+    python bench/wide.py --corpus DIR --index OUT/wide [--reuse] [--dev-index INDEX_OF_DEV] [--json OUT/wide.json]
+                         [--markdown | --splice BENCHMARKS.md]
 
 The files are taken from their public repositories (the corpus README says how) and stay outside the project. A
 listed file that is missing, is not a PDF or cannot be parsed is skipped with a line in the report; the rest is
@@ -30,10 +31,12 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from metadata_eval import _same
+from scale_report import section_of, spliced
 
 from indexer.core.folios import read_folios
 from indexer.core.models import DocumentMeta
 from indexer.evidence.contents import contents_entries, contents_starts
+from indexer.evidence.cross_checks import not_run
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 
@@ -106,6 +109,17 @@ def build(corpus: Path, index: Path) -> float:
     return time.monotonic() - started
 
 
+def dev_gold() -> list[dict[str, object]]:
+    """The dev set's own metadata gold (bench/gold/metadata.jsonl), in the wide rows' shape, keyed by document."""
+    lines = (HERE / "gold" / "metadata.jsonl").read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    return [
+        {"file": r["document"], "companies": [r["company"]], "company": r["company"], "form": r.get("form"),
+         "period": r.get("year"), "doc_type": r.get("form")}
+        for r in rows
+    ]  # fmt: skip
+
+
 def _gold_year(row: dict[str, object]) -> int | None:
     period = row.get("period")
     if isinstance(period, int):
@@ -119,13 +133,14 @@ def identity(meta: DocumentMeta, row: dict[str, object]) -> dict[str, object]:
     names = [str(n) for n in row.get("companies") or [] if n]
     company = any(_same("company", name, meta.company) for name in names) if names else None
     year = _gold_year(row)
+    forms = {str(row["form"])} if row.get("form") else FORMS.get(str(row.get("doc_type")), set())
     return {
         "company": meta.company,
         "gold_company": row.get("company") or None,
         "company_right": company,
         "company_established": bool(meta.company_verified),
         "form": meta.form,
-        "form_right": meta.form in FORMS.get(str(row["doc_type"]), set()),
+        "form_right": meta.form in forms,
         "year": meta.year,
         "gold_year": year,
         "year_right": None if year is None else meta.year == year,
@@ -159,10 +174,13 @@ def checks(kb: KnowledgeBase, document: str) -> dict[str, object]:
     cross = [i for i in found if i.statement == "cross"]
     rows = kb.financial_rows(document)
     contradicted = [r for r in rows if any("contradict" in m or "does not add up" in m for m in r.missing)]
+    ran = {i.name for i in cross}
     return {
-        "cross_run": sorted({i.name for i in cross}),
+        "cross_run": sorted(ran),
+        "cross_not_run": {name: why for name, why in not_run(rows).items() if name not in ran},
         "cross_held": sum(i.holds for i in cross),
         "cross_failed": [f"{i.name} ({i.period}, p.{i.page}): {i.detail}" for i in cross if not i.holds],
+        "cross_contradicting": sum(not i.holds and not i.detail.endswith("(not conclusive)") for i in cross),
         "within_run": sum(i.statement != "cross" for i in found),
         "within_failed": sum(not i.holds for i in found if i.statement != "cross"),
         "contradicted_figures": len(contradicted),
@@ -176,8 +194,11 @@ def measure(index: Path, rows: list[dict[str, object]] | None) -> dict[str, obje
     gold = {str(r["file"]): r for r in rows or []}
     filings = []
     for meta in kb.documents():
-        row = gold.get(Path(meta.document).name)
-        entry: dict[str, object] = {"document": meta.document, "kind": row["doc_type"] if row else meta.form}
+        row = gold.get(meta.document) or gold.get(Path(meta.document).name)
+        entry: dict[str, object] = {
+            "document": meta.document,
+            "kind": row.get("doc_type") or meta.form if row else meta.form,
+        }
         if row:
             entry |= identity(meta, row)
         entry |= statements(kb, meta.document) | checks(kb, meta.document)
@@ -213,13 +234,25 @@ def totals(filings: list[dict[str, object]]) -> dict[str, object]:
         ),
         "cross_checks_run_annual": _share(sum(bool(f["cross_run"]) for f in annual), len(annual)),
         "cross_checks": dict(Counter(name for f in filings for name in f["cross_run"])),  # type: ignore[attr-defined]
+        "cross_held": sum(int(f["cross_held"]) for f in filings),  # type: ignore[call-overload]
         "cross_failed": sum(len(f["cross_failed"]) for f in filings),  # type: ignore[arg-type]
+        "cross_contradicting": sum(int(f["cross_contradicting"]) for f in filings),  # type: ignore[call-overload]
+        "cross_not_run": dict(Counter(why for f in filings for why in f["cross_not_run"].values())),  # type: ignore[attr-defined]
         "contradicted_figures": sum(int(f["contradicted_figures"]) for f in filings),  # type: ignore[call-overload]
         "contradicted_but_verified": sum(int(f["contradicted_but_verified"]) for f in filings),  # type: ignore[call-overload]
         "contents_listed": sum(int(f["contents_listed"]) for f in filings),  # type: ignore[call-overload]
         "contents_confirmed": sum(int(f["contents_confirmed"]) for f in filings),  # type: ignore[call-overload]
         "sections": sum(int(f["sections"]) for f in filings),  # type: ignore[call-overload]
     }
+
+
+HEADING = "## The wide corpus: 164 filings no dev set holds (`make bench-wide`)"
+
+
+def current() -> list[str]:
+    """The section as BENCHMARKS.md has it now (what ``make bench`` keeps)."""
+    path = HERE.parent / "BENCHMARKS.md"
+    return section_of(path.read_text(encoding="utf-8"), HEADING) if path.is_file() else []
 
 
 def markdown(result: dict[str, object]) -> list[str]:
@@ -229,10 +262,13 @@ def markdown(result: dict[str, object]) -> list[str]:
     dev = result.get("dev")
     dev_total = dev["totals"] if isinstance(dev, dict) else None
     lines = [
-        "## The wide corpus: 164 filings no dev set holds",
+        "",
+        HEADING,
         "",
         f"`make bench-wide` (`bench/wide.py`): a words-only build of `../shared/eval/wide` "
-        f"({wide['built_pages']} pages, {result.get('build_s', 'reused')} s), then every reading tool on every filing, "
+        f"({wide['built_pages']} pages, "
+        + (f"built in {result['build_s']} s" if "build_s" in result else "an index built before")
+        + "), then every reading tool on every filing, "
         "against gold nobody here wrote (FinanceBench's document information, the challenge's list, and for 26 "
         "reports a helper's reading of the pages, `bench/gold/wide_companies.jsonl`).",
         "",
@@ -244,7 +280,10 @@ def markdown(result: dict[str, object]) -> list[str]:
         "company_wrong_established"), ("form right", "form"), ("fiscal year right", "fiscal_year"),
         ("10-Ks and annual reports with all three statements", "all_three_annual"),
         ("10-Ks and annual reports with cross-statement checks run", "cross_checks_run_annual"),
-        ("cross-statement checks failed", "cross_failed"), ("figures contradicted", "contradicted_figures"),
+        ("cross-statement checks held (per period)", "cross_held"),
+        ("… failed (all, per period)", "cross_failed"),
+        ("… failed and conclusive (held in another period, or a misread's order of magnitude)", "cross_contradicting"),
+        ("figures contradicted (cross-statement or a statement's own identities)", "contradicted_figures"),
         ("contradicted figures shown as verified", "contradicted_but_verified"), ("outline sections", "sections"),
         ("contents entries listed / confirmed", None),
     ]  # fmt: skip
@@ -264,6 +303,8 @@ def markdown(result: dict[str, object]) -> list[str]:
     lines += [
         "",
         "Cross-statement checks run (wide): " + ", ".join(f"{k} {v}" for k, v in total["cross_checks"].items()),
+        "",
+        "Not run, and why (filings, wide): " + "; ".join(f"{k}: {v}" for k, v in total["cross_not_run"].items()),
     ]
     if wide.get("skipped"):
         lines += ["", "Skipped: " + "; ".join(wide["skipped"])]
@@ -283,6 +324,7 @@ def main() -> int:
     parser.add_argument("--dev-index", type=Path, help="an index of ../shared/eval/dev, measured side by side")
     parser.add_argument("--json", type=Path, help="write every filing's figures here")
     parser.add_argument("--markdown", action="store_true", help="print BENCHMARKS.md's section instead of JSON")
+    parser.add_argument("--splice", type=Path, help="replace the section in this file (BENCHMARKS.md)")
     args = parser.parse_args()
     gold, skipped = usable(args.corpus, load_gold(args.files))
     result: dict[str, object] = {}
@@ -296,11 +338,14 @@ def main() -> int:
     wide |= {"skipped": skipped, "built_pages": sum(m.pages for m in kb.documents())}
     result["wide"] = wide
     if args.dev_index:
-        result["dev"] = measure(args.dev_index, None)
+        result["dev"] = measure(args.dev_index, dev_gold())
     result["measure_s"] = round(time.monotonic() - started)
     if args.json:
         args.json.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
-    print("\n".join(markdown(result)) if args.markdown else json.dumps(result["wide"]["totals"], indent=1))  # type: ignore[index]
+    section = markdown(result)
+    if args.splice:
+        args.splice.write_text(spliced(args.splice.read_text(encoding="utf-8"), section, HEADING), encoding="utf-8")
+    print("\n".join(section) if args.markdown else json.dumps(result["wide"]["totals"], indent=1))  # type: ignore[index]
     return 0
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from indexer.answers import Financials
 from indexer.core.models import DocumentMeta, Page, Table
-from indexer.evidence.cross_checks import cross_checks
+from indexer.evidence.cross_checks import CROSS, cross_checks
 from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.financials import (
     STATEMENT_OF_KEY,
@@ -170,7 +170,11 @@ def financials_answer(
     if differs:
         notes.append(f"{differs} printed figure(s) differ from the value the filer tagged in XBRL (xbrl_value)")
     shown = {(row.document, row.page, row.statement) for row in rows[:limit]}
-    checked = [i for i in identities or [] if (i.document, i.page, i.statement) in shown]
+    pages = {(document, page) for document, page, _ in shown}
+    checked = [
+        i for i in identities or []
+        if (i.document, i.page, i.statement) in shown or (i.statement == CROSS and (i.document, i.page) in pages)
+    ]  # fmt: skip
     return Financials(
         rows=rows[:limit], documents=documents, total_rows=len(rows), note="; ".join(notes) or None, identities=checked
     )

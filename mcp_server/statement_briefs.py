@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from indexer.answers import Financials, FinancialsHead
 from indexer.core.models import Box
+from indexer.evidence.cross_checks import CROSS
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
 from indexer.evidence.units import Source
@@ -85,6 +86,11 @@ def _quoted(found: Source | None) -> str | None:
     return f"{text!r} p.{found.page}" if found.page else repr(text)
 
 
+def on_page(identity: Identity, key: tuple[str, int, str]) -> bool:
+    """A check between statements, filed with the statement page whose figure it starts from."""
+    return identity.statement == CROSS and (identity.document, identity.page) == key[:2] and key[2] != "key_data"
+
+
 def _checks(identities: list[Identity]) -> str | None:
     """'12 of 13 identities hold; fails: Total assets = the rows above (2023: 1,234 vs rows above)'."""
     if not identities:
@@ -126,7 +132,7 @@ def _statement(key: tuple[str, int, str], rows: list[FinancialRow], identities: 
         document=document, page=page, statement=statement, currency=named.currency if named else None,
         scale_from=_quoted(scaled), currency_from=_quoted(named.currency_source if named else None),
         missing=[f"{reason} ({count} figure{'s' if count > 1 else ''})" for reason, count in missing.items()],
-        checks=_checks([i for i in identities if (i.document, i.page, i.statement) == key]),
+        checks=_checks([i for i in identities if (i.document, i.page, i.statement) == key or on_page(i, key)]),
         bbox=enclosing(box for row in rows for box in row.boxes),
         periods=[PeriodBrief(period=p, end=e, months=m, fiscal_year=fiscal[(p, e, m)]) for (p, e, m) in periods],
         rows=list(by_label.values()),

@@ -108,3 +108,25 @@ def test_row_label_joins_a_point_of_the_period_to_its_parent() -> None:
     assert (
         row_label(_row("End of year", "Cash and cash equivalents"), table) == "Cash and cash equivalents › End of year"
     )
+
+
+def test_get_financials_shows_the_checks_between_statements(samples_kb: KnowledgeBase) -> None:
+    from indexer.requests import FinancialsRequest
+
+    request = FinancialsRequest(document=BESTBUY_10Q, statement="income", items=["net income", "eps basic"])
+    answer = samples_kb.get_financials(request)
+    shown = {(i.name, i.period, i.holds) for i in answer.identities}
+    assert (EPS_CHECK, "3 months to 2023-07-29", True) in shown
+    assert all(i.page == 4 for i in answer.identities if i.name == EPS_CHECK)
+
+
+def test_a_figure_another_check_corroborates_is_not_contradicted(samples_kb: KnowledgeBase) -> None:
+    rows = _rows(samples_kb, BESTBUY_10Q)
+    half = "Six Months Ended July 29, 2023"
+    shares = next(r for r in rows if r.concept == "shares_basic" and r.period == half)
+    shares.value = str(Decimal(shares.value or 0) * 1000)
+    cross_checks(BESTBUY_10Q, rows)
+    income = next(r for r in rows if r.statement == "income" and r.concept == "net_income" and r.period == half)
+    eps = next(r for r in rows if r.concept == "eps_basic" and r.period == half)
+    assert not shares.verified and not eps.verified  # one of them is wrong: the check cannot tell which
+    assert income.verified  # the cash flow statement starts from the same net earnings

@@ -320,7 +320,9 @@ def test_a_row_of_years_inside_a_table_is_a_header_not_figures() -> None:
     assert [is_year_row(row) for row in page_header.rows] == [True, False]
 
 
-@pytest.mark.parametrize("header", ["本期比上年同", "期增减(%)", "本期比上年同 期增减(%)", "较上年末增减", "比上期增减"])
+@pytest.mark.parametrize(
+    "header", ["本期比上年同", "期增减(%)", "本期比上年同 期增减(%)", "较上年末增减", "比上期增减"]
+)
 def test_a_change_column_is_never_a_period_however_its_header_is_wrapped(header: str) -> None:
     """A 年报's "本期比上年同期增减(%)" wrapped over two lines: its first line says 本期, yet the column compares."""
     report = ReportPeriod("2021-12-31", 2021)

@@ -47,18 +47,13 @@ class Recipe(BaseModel):
     )
     rrf_k: int = Field(default=60, description="reciprocal-rank fusion: score = Σ weight / (k + rank)")
     rrf_k_within: int = Field(
-        default=25,
+        default=60,
         description="the fusion's k for a search within one filing whose own words are the evidence (where the "
-        "proximity list runs). At k = 60 (Cormack et al., fusing TREC runs over a large collection) a first place "
-        "is worth only 1.4 × a 24th (1/61 against 1/84): the passage that BM25 ranks first and two more lists "
-        "rank lower outvotes one that the dense and proximity lists both rank first and BM25 24th, though within "
-        "a filing each list's first places are the evidence. Across "
-        "filings, and for a judgement asked without its line items (answered by the routed statements, not by the "
-        "lists' first places), k stays 60: there k = 25 put a broker's forecast above the 年报's 总资产 row and "
-        "the statements out of a capital-intensity question's top 5 on the samples. Dev sets, filtered MRR words "
-        "only / hybrid, 60 → 25: dev/filings 0.679 → 0.714 / 0.704 → 0.735 (hybrid hit@5 0.875 → 0.896), English "
-        "0.688 → 0.706 / 0.691 → 0.697, Chinese 0.764 → 0.840 / 0.808 → 0.861, judgement unchanged; no hit@5 "
-        "lower on any set. 20 and 30 rank about the same, 40 loses most of the gain",
+        "proximity list runs). Issue 42 set it to 25 (a first place worth more within one filing) from the dev sets "
+        "alone: filtered MRR rose (dev/filings 0.713 → 0.752 words only) with no hit@5 gained on any set. On 47 "
+        "filings nobody tuned on it lost (issue 55, hybrid): English filtered hit@5 / MRR 0.641 / 0.537 at 60 "
+        "against 0.628 / 0.527 at 25, judgement questions 0.478 / 0.430 against 0.435 / 0.409. Back to 60, as "
+        "across filings: on the dev sets words only no hit@5 changes, shared or filtered (BENCHMARKS.md)",
     )
     expansion_weight: float = Field(
         default=0.6, description="weight of the keyword and translated variants of a query (the query itself: 1)"
@@ -94,11 +89,13 @@ class Recipe(BaseModel):
         "English hit@5 fell (statement pages crowd out prose answers)",
     )
     bigram_weight: float = Field(
-        default=1.0,
+        default=0.0,
         description="weight of the CJK-bigram BM25 list (the question's adjacent character pairs: a phrase printed "
-        "on a page matches whatever the segmenter made of it) relative to the passages' word list; on the dev "
-        "index, phrases cut from the Chinese pages found in the top 5: 183/200 without it, 189 at 0.5, 190 at 1.0; "
-        "Chinese MRR 0.632 / 0.654 / 0.663; English unchanged",
+        "on a page matches whatever the segmenter made of it) relative to the passages' word list. Off: on unseen "
+        "年报 (issue 55, hybrid) Chinese filtered hit@5 / MRR was 0.967 / 0.806 without it, 0.933 / 0.752 with it; "
+        "on the dev sets words only Chinese hit@5 is the same without it (0.957), MRR 0.874 → 0.867. The index "
+        "keeps the list: a phrase search can switch it on (1.0 found 190 of 200 cut phrases in the top 5, against "
+        "183 without)",
     )
     table_row_questions: tuple[QuestionKind, ...] = Field(
         default=("numeric", "period", "ranking"),

@@ -12,9 +12,11 @@ when it fails and either holds in another period of the same filing (the stateme
 this period's figures disagree; for EPS, by more than the 10% an adjusted numerator explains), or the two sides are
 an order of magnitude apart the way a misread figure is (for EPS a factor of ten or more: a per-share figure taken
 for an amount, a share count's scale; for amounts a power of ten: a scale misread). Never rounding, preferred
-dividends or restricted cash. The figures of a conclusive failure are contradicted: not verified, and each says
-which check failed. Any other failure (a cash flow statement that includes restricted cash, a two-class EPS) is
-reported, not held against the figures. A check that cannot run is reported with what is missing.
+dividends or restricted cash. The figures of a conclusive failure are contradicted — not verified, and each says
+which check failed — except a figure another check corroborates (net income that the cash flow statement agrees
+with, when net income ≠ EPS × shares: the share count or the EPS is the suspect). Any other failure (a cash flow
+statement that includes restricted cash, a two-class EPS) is reported, not held against the figures. A check that
+cannot run is reported with what is missing.
 """
 
 from __future__ import annotations
@@ -192,6 +194,7 @@ def cross_checks(document: str, rows: list[FinancialRow]) -> list[Identity]:
     marked contradicted (not verified, with the check named)."""
     runs = [*_eps_runs(rows), *_net_income_runs(rows), *_cash_runs(rows)]
     held = {run.name for run in runs if run.holds}
+    corroborated = {id(row) for run in runs if run.holds for row in run.rows}  # another check agrees with them
     found = []
     for run in runs:
         # an EPS numerator may be adjusted (preferred dividends, redeemable interests): a gap it explains is no proof
@@ -202,8 +205,9 @@ def cross_checks(document: str, rows: list[FinancialRow]) -> list[Identity]:
             Identity(document=document, page=run.rows[0].page, statement=CROSS, period=run.period, name=run.name,
                      holds=run.holds, detail=run.detail + ("" if run.holds or conclusive else " (not conclusive)"))
         )  # fmt: skip
-        if conclusive:
-            for row in run.rows:
+        if conclusive:  # its figures that no other check corroborates; all of them if every one is
+            suspects = [row for row in run.rows if id(row) not in corroborated] or list(run.rows)
+            for row in suspects:
                 why = f"contradicted: {run.name} fails for {run.period} ({run.detail})"
                 if why not in row.missing:
                     row.missing.append(why)

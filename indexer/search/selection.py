@@ -13,6 +13,9 @@ from indexer.index.reader import LoadedIndex
 from indexer.search.fusion import RankedList
 from indexer.search.routing import Route
 
+# The page labels of the group's primary statements (ingest/page_labels.py): below the parent's when it is asked for.
+_GROUP_STATEMENTS = frozenset({"income_statement", "balance_sheet", "cash_flow"})
+
 
 def adjusted(
     chunks: ChunkTable,
@@ -26,7 +29,8 @@ def adjusted(
 ) -> float:
     """``score`` for the chunk's kind, filing and section: a section the question is routed to counts only for a
     passage that ``covered`` (prints enough of the question); the parent company's own statements and notes rank
-    below the group's unless the question asks for them (``parent_asked``)."""
+    below the group's unless the question asks for them (``parent_asked``), and then the group's statements rank
+    below the parent's."""
     section = chunks.section(row)
     if section in sections and not covered(row):
         sections = ()
@@ -34,7 +38,8 @@ def adjusted(
         score *= recipe.demotion.get(chunks.kind(row), 1.0)
     if preferred and chunks.document(row) not in preferred:
         score *= recipe.other_document
-    if not parent_asked and parent_only(chunks.heading(row)):
+    parent = parent_only(chunks.heading(row))
+    if (not parent_asked and parent) or (parent_asked and not parent and section in _GROUP_STATEMENTS):
         score *= recipe.parent_only_share
     if section and section in sections:
         boost = recipe.section_boost
