@@ -71,6 +71,8 @@ def _section_for(entry: str, sections: list[Section], used: set[int]) -> Section
 
 def _contents(kb: KnowledgeBase) -> dict[str, object]:
     rows = [json.loads(line) for line in CONTENTS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    indexed = {meta.document for meta in kb.documents()}
+    rows = [row for row in rows if row["document"] in indexed]  # an index of other filings (the wide corpus)
     scored = exact = on_contents = 0
     misses = []
     for row in rows:

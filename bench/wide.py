@@ -30,6 +30,8 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
+import financials_eval
+import outline_eval
 from metadata_eval import _same
 from scale_report import section_of, spliced
 
@@ -43,6 +45,8 @@ from indexer.knowledge_base import KnowledgeBase
 HERE = Path(__file__).parent
 FILES = HERE.parent.parent / "shared" / "eval" / "wide" / "files.jsonl"
 HELPER_GOLD = HERE / "gold" / "wide_companies.jsonl"
+SECTIONS = HERE / "gold" / "wide_sections.jsonl"  # Items 1, 1A, 7, 8 of 24 10-Ks, found page by page by a helper
+FACTS = HERE / "gold" / "wide_facts.jsonl"  # 97 statement facts of 20 filings, read page by page by a helper
 CHALLENGE_CHECK = HERE / "gold" / "wide_challenge_check.jsonl"
 PRIMARY = ("income", "balance", "cash_flow")
 # The gold's kinds of filing → the forms a reading may name for it (an annual report that binds a 10-K is both).
@@ -294,6 +298,20 @@ def markdown(result: dict[str, object]) -> list[str]:
         else:
             ours, theirs = str(total.get(key, "")), str(dev_total.get(key, "")) if dev_total else ""
         lines.append(f"| {label} | {ours} | {theirs} |")
+    sections, facts = result.get("sections"), result.get("facts")
+    if isinstance(sections, dict) and isinstance(facts, dict):
+        wrong = sum(facts["wrong_figures"].values())
+        lines += [
+            "",
+            f"Section starts (`bench/gold/wide_sections.jsonl`: Items 1, 1A, 7 and 8 of 24 10-Ks, found page by page "
+            f"by a helper who never saw this code): **{sections['exact']} of {sections['sections']}** on the exact "
+            f"page. Statement facts (`bench/gold/wide_facts.jsonl`: revenue, net income, diluted EPS, total assets and "
+            f"operating cash flow of 20 filings — 10 10-Ks, 2 10-Qs, 8 annual reports of other countries — read by "
+            f"a helper from the pages): **{facts['found']} of {facts['facts']}** returned verified with the right "
+            f"value, period and page, **{wrong} wrong**; the rest: "
+            + "; ".join(f"{m['document']} {m['label']!r} {m['verdict']}" for m in facts["misses"])  # type: ignore[index]
+            + ".",
+        ]
     lines += ["", "Statements read, by kind of filing (wide):", "", "| kind | filings | income | balance | cash flow |",
               "|---|---|---|---|---|"]  # fmt: skip
     for kind, counts in total["statements_by_kind"].items():
@@ -337,6 +355,10 @@ def main() -> int:
     skipped += [f"{r['file']}: not indexed (the build's report says why)" for r in gold if r["file"] not in indexed]
     wide |= {"skipped": skipped, "built_pages": sum(m.pages for m in kb.documents())}
     result["wide"] = wide
+    if SECTIONS.is_file():
+        result["sections"] = outline_eval.evaluate(args.index, SECTIONS)
+    if FACTS.is_file():
+        result["facts"] = financials_eval.evaluate(args.index, FACTS)
     if args.dev_index:
         result["dev"] = measure(args.dev_index, dev_gold())
     result["measure_s"] = round(time.monotonic() - started)

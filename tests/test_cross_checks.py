@@ -8,9 +8,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from indexer.core.models import Box, Span, Table, TableRow
-from indexer.evidence.columns import _period_parts, per_share_by_parent, row_label
+from indexer.evidence.columns import _period_parts, per_share_by_parent, row_label, unit_unnamed
 from indexer.evidence.cross_checks import CASH_CHECK, EPS_CHECK, NET_INCOME_CHECK, cross_checks, not_run
-from indexer.evidence.financials import FinancialRow
+from indexer.evidence.financials import FinancialRow, _minor_unit
 from indexer.knowledge_base import KnowledgeBase
 from tests.conftest import BESTBUY_10Q as BESTBUY_PDF
 from tests.conftest import MGM as MGM_PDF
@@ -86,12 +86,32 @@ def _row(label: str, group: str | None) -> TableRow:
     return TableRow(label=label, group=group, cells=[], boxes=[])
 
 
+def _table(title: str | None) -> Table:
+    return Table(page=1, title=title, columns=["2022"], rows=[], box=Box(page=1, x0=0, top=0, x1=1, bottom=1))
+
+
 def test_a_label_printed_again_under_per_share_takes_that_unit() -> None:
+    plain = _table(None)
     under = _row("Net income attributable to Pfizer Inc. common shareholders", "Earnings per common share—basic")
-    assert per_share_by_parent(under)
-    assert not per_share_by_parent(_row("Net income attributable to Pfizer Inc. common shareholders", None))
-    assert not per_share_by_parent(_row("Basic", "Earnings per share"))  # ambiguous: joined as before
-    assert not per_share_by_parent(_row("Net income per share", "Earnings per share"))
+    assert per_share_by_parent(under, plain)
+    assert not per_share_by_parent(_row("Net income attributable to Pfizer Inc. common shareholders", None), plain)
+    assert not per_share_by_parent(_row("Basic", "Earnings per share"), plain)  # ambiguous: joined as before
+    assert not per_share_by_parent(_row("Net income per share", "Earnings per share"), plain)
+    titled = _table("Structural Monitoring Systems Plc — Earnings per share (cents per share)")
+    assert per_share_by_parent(_row("Basic for loss from continuing operations", None), titled)
+
+
+def test_a_bare_basic_or_diluted_row_says_its_unit_is_not_stated() -> None:
+    assert unit_unnamed(_row("Diluted", None), "Year Ended May 31, › Diluted")  # an EPS and a share count alike
+    assert not unit_unnamed(_row("Diluted", "Earnings per share:"), "Earnings per share › Diluted")
+    assert not unit_unnamed(_row("Diluted", "Weighted average shares"), "Weighted average shares › Diluted")
+    assert not unit_unnamed(_row("Diluted earnings per share", None), "Diluted earnings per share")
+
+
+def test_a_per_share_figure_in_cents_or_pence_is_a_hundredth() -> None:
+    assert _minor_unit("Earnings per share (cents per share) › Basic", "2022") == "cents"
+    assert _minor_unit("Basic earnings per share (pence)", "2022") == "pence"
+    assert _minor_unit("Diluted earnings per share", "2022") is None
 
 
 def test_headers_run_together_in_one_span_are_split_per_column() -> None:
@@ -104,10 +124,8 @@ def test_headers_run_together_in_one_span_are_split_per_column() -> None:
 
 
 def test_row_label_joins_a_point_of_the_period_to_its_parent() -> None:
-    table = Table(page=1, title=None, columns=["2022"], rows=[], box=Box(page=1, x0=0, top=0, x1=1, bottom=1))
-    assert (
-        row_label(_row("End of year", "Cash and cash equivalents"), table) == "Cash and cash equivalents › End of year"
-    )
+    joined = row_label(_row("End of year", "Cash and cash equivalents"), _table(None))
+    assert joined == "Cash and cash equivalents › End of year"
 
 
 def test_get_financials_shows_the_checks_between_statements(samples_kb: KnowledgeBase) -> None:

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import Box, Cell, Page, Table, TableRow
-from indexer.evidence.columns import cell_header, row_label, table_headers
+from indexer.evidence.columns import cell_header, row_label, table_headers, with_heading
 from indexer.evidence.context import row_context
 from indexer.evidence.periods import ReportPeriod, column_period
 from indexer.evidence.quotes import MAX_CANDIDATES, Located, figures
@@ -86,7 +86,8 @@ def _places(
     headers = _headers(page, report, previous)
     for index, table in enumerate(page.tables):
         columns = known.get(index) or headers[index]
-        for row in table.rows:
+        for printed in table.rows:
+            row = with_heading(page, printed)  # the group get_financials read it under
             for cell in row.cells:
                 if any(abs(number) in values for number in figures(cell.text)):
                     found.append(_Place(table, row, cell, cell_header(cell, columns, report) or cell.header))

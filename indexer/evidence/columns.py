@@ -28,6 +28,9 @@ _POINT_ONLY = re.compile(
     r"^(?:balance )?(?:at )?(?:the )?(?:beginning|end|start|close) of (?:the )?(?:fiscal |financial )?"
     r"(?:year|period|quarter)$"
 )
+_BASIC_OR_DILUTED = {"basic", "diluted", "basic and diluted", "基本", "稀释"}
+_SHARE_WORD = re.compile(r"\bshares?\b|股数|股本", re.I)
+EXCEPT_PER_SHARE = re.compile(r"\bexcept\s+(?:for\s+)?(?:per[- ]share|share|per\s+unit)\b[^)›]{0,40}", re.I)
 PER_SHARE = re.compile(r"per (?:common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
 _AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
 _HEADER_LIKE = re.compile(
@@ -182,25 +185,67 @@ def cell_header(cell: Cell, columns: tuple[str, ...], report: ReportPeriod) -> s
     return cell.header if column_period(cell.header, report) else column
 
 
+def basic_or_diluted(label: str) -> bool:
+    """A label an EPS and a share count both print: 'Basic', 'Diluted', 'Basic and diluted'."""
+    return normalise_label(label) in _BASIC_OR_DILUTED
+
+
 def _names_itself(label: str) -> bool:
     words = normalise_label(label)
     return words not in _AMBIGUOUS and len(words) > 2 and not _POINT_ONLY.match(words)
 
 
-def per_share_by_parent(row: TableRow) -> bool:
+def parent_of(row: TableRow, table: Table) -> str:
+    """The heading a row sits under: its group's line, else the last line of its table's title."""
+    return row.group or (table.title or "").split(" — ")[-1]
+
+
+def per_share_by_parent(row: TableRow, table: Table) -> bool:
     """Whether a row that names itself takes its unit from its parent: a label printed without 'per share' under a
-    parent that says it ('Earnings per common share — basic' over 'Net income attributable to … shareholders')."""
+    parent that says it ('Earnings per common share — basic' over 'Net income attributable to … shareholders', a
+    table titled 'Earnings per share (cents per share)' over 'Basic for loss from continuing operations')."""
+    parent = EXCEPT_PER_SHARE.sub(" ", parent_of(row, table))  # "(In thousands, except per share data)" is no parent
     return (
-        bool(row.group) and _names_itself(row.label)
-        and bool(PER_SHARE.search(row.group or "")) and not PER_SHARE.search(row.label)
+        bool(parent) and _names_itself(row.label)
+        and bool(PER_SHARE.search(parent)) and not PER_SHARE.search(row.label)
     )  # fmt: skip
+
+
+def unit_unnamed(row: TableRow, label: str) -> bool:
+    """A row labelled only 'Basic' or 'Diluted' whose parent says neither per share nor shares: an EPS and a share
+    count print the same label, and nothing on the page says which this is."""
+    return normalise_label(row.label) in _BASIC_OR_DILUTED and not (
+        PER_SHARE.search(label) or _SHARE_WORD.search(label)
+    )
+
+
+_FIGURE = re.compile(r"\d[\d,.]*")
+HEADING_LINES = 4  # lines above an ambiguous row searched for the label-only line it sits under
+
+
+def with_heading(page: Page, row: TableRow) -> TableRow:
+    """A row labelled only 'Basic' or 'Diluted' that the table gives no group: the label-only line printed above it
+    and its siblings ("Earnings per share:" over "Basic $3.15" and "Diluted $3.07") as its group."""
+    if row.group or not row.boxes or not basic_or_diluted(row.label):
+        return row
+    top = row.boxes[0].top
+    above = [line for line in page.lines if not line.furniture and line.box.bottom <= top + 1]
+    above.sort(key=lambda line: line.box.top)
+    for line in reversed(above[-HEADING_LINES:]):
+        text = " ".join(line.text.split())
+        if _FIGURE.search(text):
+            if basic_or_diluted(_FIGURE.split(text)[0].strip(" $€£¥()")):
+                continue  # a sibling: "Basic $3.15" above "Diluted $3.07"
+            return row
+        return row.model_copy(update={"group": text}) if text else row
+    return row
 
 
 def row_label(row: TableRow, table: Table) -> str:
     """The label as printed, with the parent joined where the label alone is ambiguous ('Diluted', 'Total', 'End of
     year' under 'Cash and cash equivalents') or where the parent gives the row its unit and the label does not (a
     label printed once among the amounts and again under 'Earnings per share — basic')."""
-    if _names_itself(row.label) and not per_share_by_parent(row):
+    if _names_itself(row.label) and not per_share_by_parent(row, table):
         return row.label
-    parent = row.group or (table.title or "").split(" — ")[-1]
+    parent = parent_of(row, table)
     return f"{parent.rstrip(':： ')} › {row.label}" if parent else row.label

@@ -29,6 +29,7 @@ from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.sections import parent_only
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.columns import (
+    EXCEPT_PER_SHARE,
     HEADER_SLACK,
     PER_SHARE,
     cell_header,
@@ -37,6 +38,8 @@ from indexer.evidence.columns import (
     per_share_by_parent,
     row_label,
     table_headers,
+    unit_unnamed,
+    with_heading,
 )
 from indexer.evidence.concepts import concept_of
 from indexer.evidence.currency import DocumentCurrency
@@ -59,7 +62,6 @@ _SEGMENT = re.compile(r"\bsegments?\b|分部", re.I)  # a segment's selected dat
 _SHARE_COUNT = re.compile(
     r"weighted[- ]average|number of (?:common |ordinary )?shares|shares (?:outstanding|used)", re.I
 )
-_EXCEPT_PER_SHARE = re.compile(r"\bexcept\s+(?:for\s+)?(?:per[- ]share|share|per\s+unit)\b[^)›]{0,40}", re.I)
 _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
 _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
 _NUMBERS = re.compile(r"\d[\d,.]*")
@@ -209,7 +211,7 @@ def _value(cell: Cell, label: str, unit: Unit, statement: str) -> tuple[str | No
     statement's 'Issuance of preferred shares' an amount of cash)."""
     # a cell holding several figures is a table the parser could not split: no value, never the first one's
     number = parse_cell_value(cell.text) if len(_NUMBERS.findall(cell.text)) <= 1 else None
-    label = _EXCEPT_PER_SHARE.sub(" ", label)  # "(In thousands, except per share data)" over a total is no per share
+    label = EXCEPT_PER_SHARE.sub(" ", label)  # "(In thousands, except per share data)" over a total is no per share
     if _SHARE_COUNT.search(label):
         kind, multiplier = "shares", unit.shares_multiplier
     elif PER_SHARE.search(label):
@@ -225,6 +227,16 @@ def _value(cell: Cell, label: str, unit: Unit, statement: str) -> tuple[str | No
     if number is None:
         return None, kind
     return _plain_decimal(number * multiplier), kind
+
+
+_MINOR_UNIT = re.compile(r"\b(cents?|pence)\b|(?<=\d)p\b|\(p\)|\bin\s+p\b", re.I)
+
+
+def _minor_unit(label: str, header: str) -> str | None:
+    """'cents' or 'pence' where a per-share figure's label, its parent or its column says it is printed in the
+    currency's hundredth ("Earnings per share (cents per share)", "Basic earnings per share (pence)")."""
+    found = _MINOR_UNIT.search(label) or _MINOR_UNIT.search(header)
+    return None if found is None else "pence" if (found.group(1) or "p").lower().startswith("p") else "cents"
 
 
 def _plain_decimal(value: Decimal) -> str:
@@ -301,12 +313,13 @@ def table_rows(
     without a currency sign from the document: its form, its presentation-currency sentence)."""
     columns = _Columns(found, report, money)
     rows = []
-    for row in found.table.rows[header_rows(found.table) : SUMMARY_ROWS]:
-        if is_year_row(row):
+    for printed in found.table.rows[header_rows(found.table) : SUMMARY_ROWS]:
+        if is_year_row(printed):
             continue
+        row = with_heading(found.page, printed)
         label = row_label(row, found.table)
         concept = concept_of(label, found.statement) or concept_of(row.label, found.statement)
-        if per_share_by_parent(row):  # earnings per share where the row is net income's; never an amount's concept
+        if per_share_by_parent(row, found.table):  # EPS where the row is net income's; never an amount's concept
             own = concept_of(row.label, found.statement)
             concept = concept_of(label, found.statement) if own in ("net_income", "net_income_attributable") else None
         label_boxes = [box for box in row.boxes if box not in {b for cell in row.cells for b in cell.boxes}]
@@ -319,6 +332,11 @@ def table_rows(
                 continue
             unit = columns.unit(header, cell)
             value, kind = _value(cell, label, unit, found.statement)
+            unnamed, minor = unit_unnamed(row, label), None
+            if unnamed:
+                value = None  # an EPS or a share count: the page does not say which
+            elif kind == "per_share" and (minor := _minor_unit(label, header)) and value is not None:
+                value = _plain_decimal(Decimal(value) / 100)  # printed in cents or pence
             scaled = kind in ("currency", "shares")
             if scaled and not unit.stated:
                 value = None  # no scale printed for it: never a figure in units that may be off by 10**6
@@ -326,12 +344,15 @@ def table_rows(
             settled = money_kind and unit.currency not in (None, DOLLAR)
             located = (bool(label_boxes) or not row.label.strip()) and _printed_at(found.page, cell)  # a bare total
             missing = _missing(value, kind, unit, located)
+            if unnamed:
+                missing = ["unit not stated: 'Basic'/'Diluted' under no per-share or share-count heading", *missing]
+            shown_scale = (unit.name if unit.stated else None) if scaled else minor or ""
             rows.append(
                 FinancialRow(
                     document=document, page=found.page.number, statement=found.statement, label=label,
                     concept=concept, period=header, period_end=period.end, fiscal_year=period.fiscal_year,
                     calendar_year=int(period.end[:4]) if period.end else None, months=period.months, value=value,
-                    value_printed=cell.text, scale=(unit.name if unit.stated else None) if scaled else "", unit=kind,
+                    value_printed=cell.text, scale=shown_scale, unit=kind,
                     currency=unit.currency if settled else None, verified=not missing, missing=missing,
                     scale_source=unit.scale_source if scaled else None,
                     currency_source=unit.currency_source if settled else None,

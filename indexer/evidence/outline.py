@@ -112,7 +112,8 @@ def _candidates(number: int, body: list[Line], part: int) -> tuple[list[_Candida
         elif (m := _ITEM.match(text)) and len(text) <= MAX_ITEM_CHARS:
             letter = m.group(2).upper() if m.group(2) else ""
             kind, key = "item", f"{int(m.group(1))}{letter}"
-            rank = (part, int(m.group(1)), ord(letter) - 64 if letter else 0)
+            # an Item before any Part heading is Part I's (a 10-K that prints no "PART I" over Item 1)
+            rank = (max(part, 1), int(m.group(1)), ord(letter) - 64 if letter else 0)
         elif (m := _CHAPTER.match(text)) and len(text) <= MAX_CHAPTER_CHARS:
             kind, key, rank = "chapter", f"第{m.group(1)}节", (_chinese_number(m.group(1)), 0, 0)
         else:
@@ -355,9 +356,10 @@ def outline(pages: list[list[Line]]) -> list[Section]:
     candidates: list[_Candidate] = []
     part = 0
     for number, body in enumerate(bodies, start=1):
-        found, part, refs = _candidates(number, body, part)
+        found, after, refs = _candidates(number, body, part)
         if refs < CONTENTS_LINES and not _lists_items(body, found):
             candidates.extend(found)
+            part = after  # a contents page lists every Part: the Part in force is the body's
     structural = _in_order([c for c in candidates if c.kind != "chapter"])
     structural += _in_order([c for c in candidates if c.kind == "chapter"])
     if not structural:  # an annual report of another country, or a 10-K printed without its Item headings

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from indexer.core.errors import DocumentError, FilingsError
-from indexer.core.models import Box, Page, TableRegion
+from indexer.core.models import Box, Line, Page, TableRegion
 from indexer.core.workers import library_workers_isolated
 from indexer.ingest.convert import convert_in_worker, html_to_pdf
 from indexer.ingest.lines import RawItem, group_lines
@@ -89,6 +89,10 @@ def _table_regions(page: int, blocks: list) -> list[TableRegion]:  # type: ignor
 # cover of the sample broker note; over the 1,557 dev pages "invisible-text-layer" flags none, the scanned
 # letter's pages all.)
 UNREADABLE_REASONS = frozenset({"invisible-text-layer"})
+# A text layer made of control codes is a font's glyph numbers without a Unicode map ("G;8" for "the" beside \x01 for
+# a space): not the page's text. Such a page is unreadable the same way when this share of its characters are
+# control codes (C0 controls other than tab and line breaks, and the private-use area). A real page has none.
+CONTROL_SHARE = 0.05
 
 
 # A parse of one file may take at most this long (the worker process is killed after it), and a file may have at
@@ -220,6 +224,13 @@ class PdfParser:
         return pages
 
 
+def garbled(lines: list[Line]) -> bool:
+    """Whether a page's text layer is glyph numbers rather than text (see CONTROL_SHARE)."""
+    text = "".join(line.text for line in lines)
+    controls = sum(1 for c in text if (c < " " and c not in "\t\n\r") or "\ue000" <= c <= "\uf8ff")
+    return bool(text) and controls >= CONTROL_SHARE * len(text)
+
+
 def _page(parsed, *, ocr: bool = False) -> Page:  # type: ignore[no-untyped-def]
     """One LiteParse page as a :class:`Page` (lines with boxes, table regions, text-layer verdict)."""
     items = (RawItem(i.text, i.x, i.y, i.width, i.height, i.rotation or 0.0) for i in parsed.text_items)
@@ -232,7 +243,7 @@ def _page(parsed, *, ocr: bool = False) -> Page:  # type: ignore[no-untyped-def]
         height=parsed.height,
         lines=lines,
         has_text=chars >= MIN_PAGE_CHARS,
-        unreadable=not ocr and chars >= MIN_PAGE_CHARS and bool(reasons & UNREADABLE_REASONS),
+        unreadable=not ocr and chars >= MIN_PAGE_CHARS and (bool(reasons & UNREADABLE_REASONS) or garbled(lines)),
         ocr=ocr,
         regions=_table_regions(parsed.page_num, parsed.blocks or []),
     )
