@@ -30,7 +30,9 @@ _POINT_ONLY = re.compile(
 )
 _BASIC_OR_DILUTED = {"basic", "diluted", "basic and diluted", "基本", "稀释"}
 _SHARE_WORD = re.compile(r"\bshares?\b|股数|股本", re.I)
-EXCEPT_PER_SHARE = re.compile(r"\bexcept\s+(?:for\s+)?(?:per[- ]share|share|per\s+unit)\b[^)›]{0,40}", re.I)
+# What a unit statement excepts ("(In millions, except number of shares which are reflected in thousands and per
+# share amounts)"): never a parent's or a label's unit.
+EXCEPT_PER_SHARE = re.compile(r"\bexcept\b[^)›]{0,120}", re.I)
 PER_SHARE = re.compile(r"per (?:common |ordinary )?share|每股|\beps\b|元\s*/\s*股", re.I)
 _AMBIGUOUS = {"total", "basic", "diluted", "net", "other", "合计", "总计", "小计", "基本", "稀释", "其他", "净额"}
 _HEADER_LIKE = re.compile(
