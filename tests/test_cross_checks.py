@@ -99,6 +99,9 @@ def test_a_label_printed_again_under_per_share_takes_that_unit() -> None:
     assert not per_share_by_parent(_row("Net income per share", "Earnings per share"), plain)
     titled = _table("Structural Monitoring Systems Plc — Earnings per share (cents per share)")
     assert per_share_by_parent(_row("Basic for loss from continuing operations", None), titled)
+    scale = "(In millions, except number of shares which are reflected in thousands and per share amounts)"
+    statement = _table(f"CONSOLIDATED STATEMENTS OF OPERATIONS — {scale}")
+    assert not per_share_by_parent(_row("Total net sales", None), statement)  # what a scale excepts is no parent
 
 
 def test_a_bare_basic_or_diluted_row_says_its_unit_is_not_stated() -> None:
