@@ -7,7 +7,9 @@ index's own tools and scored against gold nobody here wrote, side by side with t
 
 The files are taken from their public repositories (the corpus README says how) and stay outside the project. A
 listed file that is missing, is not a PDF or cannot be parsed is skipped with a line in the report; the rest is
-measured. The build is words only (``--embedder none``): every reading tool works without vectors.
+measured. The build is words only (``--embedder none``): every reading tool works without vectors. Where Tesseract's
+language data is on this machine the build reads pages whose text layer is unreadable by OCR (``--ocr``), as an
+analyst handed such a filing would; ``--no-ocr`` measures what the text layers alone give.
 
 Reported per filing and in total:
 - identity against the corpus's gold (FinanceBench's document information; the challenge's own list; for the reports
@@ -35,10 +37,12 @@ import outline_eval
 from metadata_eval import _same
 from scale_report import section_of, spliced
 
+from indexer.core.errors import FilingsError
 from indexer.core.folios import read_folios
 from indexer.core.models import DocumentMeta
 from indexer.evidence.contents import contents_entries, contents_starts
 from indexer.evidence.cross_checks import not_run
+from indexer.ingest.parse import find_tessdata
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 
@@ -103,14 +107,32 @@ def usable(corpus: Path, rows: list[dict[str, object]]) -> tuple[list[dict[str, 
     return kept, skipped
 
 
-def build(corpus: Path, index: Path) -> float:
-    """A words-only build of the corpus folder; its wall time in seconds."""
+def build(corpus: Path, index: Path, *, ocr: bool) -> float:
+    """A words-only build of the corpus folder (OCR'ing unreadable pages if asked); its wall time in seconds."""
     started = time.monotonic()
     command = [str(Path(sys.executable).parent / "filings-index"), "build", str(corpus), "--index", str(index)]
-    done = subprocess.run([*command, "--embedder", "none"], stdout=sys.stderr, check=False)
+    done = subprocess.run([*command, "--embedder", "none", *(["--ocr"] if ocr else [])], stdout=sys.stderr, check=False)
     if done.returncode != 0 and not (index / "manifest.json").is_file():  # 1: built, some files skipped (told)
         raise SystemExit(f"the build of {corpus} failed (exit {done.returncode}): see its messages above")
     return time.monotonic() - started
+
+
+def _tesseract_ready() -> bool:
+    try:
+        find_tessdata(None)
+    except FilingsError:
+        return False
+    return True
+
+
+def _text_layers(kb: KnowledgeBase) -> dict[str, int]:
+    """Pages read by OCR and pages left unreadable (kept out of search), and in how many filings."""
+    docs = kb.list_documents().documents
+    return {
+        "pages_ocr": sum(len(d.pages_ocr) for d in docs), "filings_ocr": sum(1 for d in docs if d.pages_ocr),
+        "pages_unreadable": sum(len(d.pages_unreadable) for d in docs),
+        "filings_unreadable": sum(1 for d in docs if d.pages_unreadable),
+    }  # fmt: skip
 
 
 def dev_gold() -> list[dict[str, object]]:
@@ -324,6 +346,12 @@ def markdown(result: dict[str, object]) -> list[str]:
         "",
         "Not run, and why (filings, wide): " + "; ".join(f"{k}: {v}" for k, v in total["cross_not_run"].items()),
     ]
+    lines += [
+        "",
+        f"Text layers (wide): {wide.get('pages_ocr', 0)} pages of {wide.get('filings_ocr', 0)} filings read by OCR "
+        f"(their text layer is not their text); {wide.get('pages_unreadable', 0)} pages of "
+        f"{wide.get('filings_unreadable', 0)} filings left unreadable and out of search.",
+    ]
     if wide.get("skipped"):
         lines += ["", "Skipped: " + "; ".join(wide["skipped"])]
     misses = [f for f in wide["filings"] if f.get("company_right") is False]
@@ -339,6 +367,7 @@ def main() -> int:
     parser.add_argument("--files", type=Path, default=FILES, help="the corpus list (files.jsonl)")
     parser.add_argument("--index", type=Path, required=True, help="where the words-only index is built")
     parser.add_argument("--reuse", action="store_true", help="measure the index as it is, without building")
+    parser.add_argument("--no-ocr", action="store_true", help="build without OCR even where Tesseract is installed")
     parser.add_argument("--dev-index", type=Path, help="an index of ../shared/eval/dev, measured side by side")
     parser.add_argument("--json", type=Path, help="write every filing's figures here")
     parser.add_argument("--markdown", action="store_true", help="print BENCHMARKS.md's section instead of JSON")
@@ -347,13 +376,13 @@ def main() -> int:
     gold, skipped = usable(args.corpus, load_gold(args.files))
     result: dict[str, object] = {}
     if not args.reuse:
-        result["build_s"] = round(build(args.corpus, args.index))
+        result["build_s"] = round(build(args.corpus, args.index, ocr=not args.no_ocr and _tesseract_ready()))
     started = time.monotonic()
     wide = measure(args.index, gold)
     kb = KnowledgeBase.open(args.index, default_cache_dir(), with_embedder=False)
     indexed = {Path(m.document).name for m in kb.documents()}
     skipped += [f"{r['file']}: not indexed (the build's report says why)" for r in gold if r["file"] not in indexed]
-    wide |= {"skipped": skipped, "built_pages": sum(m.pages for m in kb.documents())}
+    wide |= {"skipped": skipped, "built_pages": sum(m.pages for m in kb.documents())} | _text_layers(kb)
     result["wide"] = wide
     if SECTIONS.is_file():
         result["sections"] = outline_eval.evaluate(args.index, SECTIONS)

@@ -115,7 +115,10 @@ def _reading_options(*commands: argparse.ArgumentParser) -> None:
             help="also index files reached through symbolic links that lead out of the folder (skipped by default)",
         )
         command.add_argument(
-            "--parse-timeout", type=float, default=PARSE_TIMEOUT_S, help="seconds one file may take (parse or convert)"
+            "--parse-timeout",
+            type=float,
+            default=PARSE_TIMEOUT_S,
+            help="seconds one file may take (parse or convert); with --ocr, 10 s more for each page OCR reads",
         )
         command.add_argument("--max-pages", type=int, default=MAX_PAGES, help="pages one file may have")
         command.add_argument(

@@ -38,7 +38,7 @@ from indexer.evidence.outline import Section, outline
 from indexer.evidence.page_budget import bounded
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
-from indexer.evidence.render import render_png
+from indexer.evidence.render_pool import shared_pool
 from indexer.evidence.row_selection import select_rows
 from indexer.evidence.section_text import SectionText, find_section, section_lines, section_piece
 from indexer.evidence.xbrl import FactReader
@@ -198,7 +198,7 @@ class KnowledgeBase:
         if located is not None and located.page != page:
             page = located.page
         boxes = [*(request.bboxes or []), *(located.boxes if located else [])]
-        rendered = render_png(self.pdf(document), page, boxes, request.dpi)
+        rendered = shared_pool().render(self.pdf(document), page, boxes, request.dpi, name=document)
         return rendered.png, RenderedPage(
             document=document,
             page=page,
@@ -215,7 +215,7 @@ class KnowledgeBase:
         document, number = request.document, request.page
         where = self.page(document, number)  # validates the name and the page number
         meta = self.document(document)
-        rendered = render_png(self.pdf(document), number, [], request.dpi, colors=256)
+        rendered = shared_pool().render(self.pdf(document), number, [], request.dpi, colors=256, name=document)
         holding = [s for s in self.outline(document) if s.page_start <= number <= s.page_end]
         return rendered.png, PageImage(
             document=document,

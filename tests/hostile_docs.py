@@ -111,3 +111,46 @@ def text_page(lines: list[str]) -> bytes:
     ops += [b"(%s) '" % line.encode("ascii") for line in lines]
     ops.append(b"ET")
     return _one_page(b"\n".join(ops))
+
+
+def form_fanout(levels: int, fan: int = 10, where: str = "page") -> bytes:
+    """One page of readable text whose drawing fans out: form object k draws form k+1 ``fan`` times, ``levels``
+    deep (``fan ** levels`` draws of the last one, a filled square), from a few hundred bytes. ``where`` is
+    "page" (the page's content draws form 1) or "annotation" (an annotation's appearance stream does, where text
+    extraction never looks)."""
+    first = 6  # objects 1–5: catalog, pages, page, content, font
+    forms = []
+    for level in range(levels):
+        if level == levels - 1:
+            body = b"0 0 1 1 re f"
+            resources = b""
+        else:
+            body = b" ".join(b"q 1 0 0 1 %d 0 cm /X Do Q" % (i % 3) for i in range(fan))
+            resources = b"/Resources << /XObject << /X %d 0 R >> >>" % (first + level + 1)
+        forms.append(
+            b"<< /Type /XObject /Subtype /Form /BBox [0 0 600 800] %s /Length %d >>\nstream\n%s\nendstream"
+            % (resources, len(body), body)
+        )
+    text = b"BT /F1 12 Tf 72 720 Td (Consolidated statement of operations for the year) Tj ET"
+    draw = b"q /X1 Do Q" if where == "page" else b""
+    stream = text + b"\n" + draw
+    annots = b""
+    extra: list[bytes] = []
+    if where == "annotation":
+        annots = b"/Annots [%d 0 R]" % (first + levels)
+        extra = [b"<< /Type /Annot /Subtype /Square /Rect [0 0 600 800] /AP << /N %d 0 R >> >>" % first]
+    page = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R %s "
+        b"/Resources << /Font << /F1 5 0 R >> /XObject << /X1 %d 0 R >> >> >>" % (annots, first)
+    )
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            page,
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            *forms,
+            *extra,
+        ]
+    )

@@ -62,3 +62,33 @@ def test_ocr_reads_the_scanned_pages_with_word_boxes(tmp_path: Path, cache_dir: 
     assert hits and hits[0].document == SCANNED.name
     # the born-digital report beside it is not OCR'd
     assert next(d for d in kb.list_documents().documents if d.document == SIFANG.name).pages_ocr == []
+
+
+GLYPH_NUMBERED = ROOT / "tests" / "pdfs" / "rapid7_2022_10k_cover.pdf"
+
+
+def test_a_text_layer_of_glyph_numbers_on_printable_characters_is_unreadable(tmp_path: Path, cache_dir: Path) -> None:
+    # The cover's fonts have no Unicode map: "registrant" comes out as "G:<>HIG6CI", "the" as "I=:".
+    (page,) = PdfParser().parse(GLYPH_NUMBERED)
+    assert page.has_text and page.unreadable and "G:<>HIG6CI" in " ".join(line.text for line in page.lines)
+    docs = docs_folder(tmp_path / "docs", GLYPH_NUMBERED)
+    index = tmp_path / "plain"
+    build_index(BuildSettings(index_dir=index, docs_dir=docs, embedder="none", progress=False, cache_dir=cache_dir))
+    kb = KnowledgeBase(load_index(index, cache_dir))
+    (doc,) = kb.list_documents().documents
+    assert doc.pages_unreadable == [1] and doc.company is None  # no name read from the noise
+
+
+@pytest.mark.skipif(not _tesseract_ready(), reason="Tesseract language data (chi_sim, eng) not installed")
+def test_ocr_reads_a_glyph_numbered_cover(tmp_path: Path, cache_dir: Path) -> None:
+    docs = docs_folder(tmp_path / "docs", GLYPH_NUMBERED)
+    index = tmp_path / "ocr"
+    settings = BuildSettings(
+        index_dir=index, docs_dir=docs, embedder="none", ocr=True, progress=False, cache_dir=cache_dir
+    )
+    build_index(settings)
+    kb = KnowledgeBase(load_index(index, cache_dir))
+    (doc,) = kb.list_documents().documents
+    assert doc.pages_ocr == [1] and doc.form == "10-K"
+    page = kb.get_page(PageRequest(document=GLYPH_NUMBERED.name, page=1))
+    assert "Exact name of registrant" in page.text and "Rapid7" in page.text.replace("RAPID7", "Rapid7")

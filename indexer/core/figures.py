@@ -25,6 +25,11 @@ def is_value(text: str) -> bool:
     return bool(_NUMERIC.match(plain) or DASH.match(plain))
 
 
+def decimal_places(text: str) -> int:
+    """How many digits a figure prints after its decimal point: "(1,234.50)" → 2, "4.49" → 2, "1,234" → 0."""
+    return sum(ch.isdigit() for ch in text.rsplit(".", 1)[1]) if "." in text else 0
+
+
 def parse_value(text: str) -> Decimal | None:
     """The number a cell prints ((1,234) → -1234, a dash → 0); None for percentages and non-numbers."""
     plain = _plain(text).replace("$", "").replace("¥", "").replace("€", "").replace("£", "").replace(" ", "")

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
-from indexer.core.figures import parse_value
+from indexer.core.figures import decimal_places, parse_value
 from indexer.evidence.concepts import concept_of
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
@@ -68,9 +68,7 @@ def _half_unit(row: FinancialRow) -> Decimal:
     printed, value = parse_value(row.value_printed), _amount(row)
     if printed is None or value is None:
         return Decimal(0)
-    text = row.value_printed.strip()
-    decimals = text.rsplit(".", 1)[1] if "." in text else ""
-    places = sum(ch.isdigit() for ch in decimals)
+    places = decimal_places(row.value_printed)
     scale = abs(value / printed) if printed else Decimal(1)
     return scale * Decimal(5) * Decimal(10) ** (-places - 1)
 

@@ -24,7 +24,7 @@ from decimal import Decimal
 
 from pydantic import BaseModel, Field
 
-from indexer.core.figures import parse_value
+from indexer.core.figures import decimal_places, parse_value
 from indexer.core.models import Box, Table
 from indexer.evidence.concepts import normalise_label
 from indexer.evidence.financials import FinancialRow
@@ -176,7 +176,7 @@ def _above(
 
 
 def _places(*printed: str) -> int:
-    return max((len(p.rsplit(".", 1)[1]) if "." in p else 0) for p in printed)
+    return max(decimal_places(p) for p in printed)
 
 
 def page_identities(document: str, statement: str, tables: list[Table], rows: list[FinancialRow]) -> list[Identity]:
