@@ -42,7 +42,7 @@ from indexer.ingest.edgar import (
     resolve_cik,
 )
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
-from indexer.ingest.settings import BuildSettings, default_cache_dir
+from indexer.ingest.settings import BuildSettings, default_cache_dir, trusted_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import FinancialsRequest
 from indexer.search.request import MAX_TOP_K, SearchRequest
@@ -256,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(args.log_level)
     clean_up_on_sigterm()  # what this process made to remove (a milvus-lite socket folder) goes on SIGTERM too
     try:
-        cache_dir = args.cache_dir or default_cache_dir()
+        cache_dir = trusted_cache_dir(args.cache_dir) if args.cache_dir else default_cache_dir()
         if args.command in ("build", "add", "remove", "embed"):
             return _cmd_build(args, cache_dir)
         if args.command == "verify":

@@ -25,7 +25,12 @@ def command_line() -> argparse.ArgumentParser:
     """The `filings-index` command line: every command and its options."""
     parser = argparse.ArgumentParser(prog="filings-index", description=DESCRIPTION)
     parser.add_argument("--log-level", default="WARNING", help="logging level on stderr (default WARNING)")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="cache folder (model graph, vectors, jieba's dictionary): yours alone, or refused",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     _build_commands(sub)
     _fetch_command(sub)

@@ -88,6 +88,7 @@ class KnowledgeBase:
         self._index = index
         self._outlines: dict[str, tuple[list[Section], list[Section]]] = {}  # without and with the notes
         self._lock = threading.Lock()
+        self._computing: dict[str, threading.Lock] = {}  # one outline computation per document at a time
         facts = FactReader(cache_dir)  # an HTML filing's XBRL facts, kept in cache_dir between runs
         self._statements = StatementReader(
             index.folder, facts, self.document, self.page, self.tables, self._statement_outline
@@ -311,14 +312,20 @@ class KnowledgeBase:
         meta = self.document(document)
         with self._lock:
             cached = self._outlines.get(document)
-        if cached is None:
-            lines = [self.page(document, n).lines for n in range(1, meta.pages + 1)]
-            sections = outline(lines)
-            cached = (sections, with_notes(lines, sections))
+            computing = self._computing.setdefault(document, threading.Lock())
+        if cached is not None:
+            return cached
+        with computing:  # calls that arrive together wait for the first one's outline instead of computing it again
             with self._lock:
-                if len(self._outlines) >= OUTLINES_CACHED:
-                    self._outlines.pop(next(iter(self._outlines)))
-                self._outlines[document] = cached
+                cached = self._outlines.get(document)
+            if cached is None:
+                lines = [self.page(document, n).lines for n in range(1, meta.pages + 1)]
+                sections = outline(lines)
+                cached = (sections, with_notes(lines, sections))
+                with self._lock:
+                    if len(self._outlines) >= OUTLINES_CACHED:
+                        self._outlines.pop(next(iter(self._outlines)))
+                    self._outlines[document] = cached
         return cached
 
     def financial_rows(self, document: str) -> list[FinancialRow]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from indexer.core.errors import FilingsError
-from indexer.ingest.settings import default_cache_dir
+from indexer.ingest.settings import default_cache_dir, trusted_cache_dir
 from mcp_server.auth import TOKEN_ENV, TOKEN_ON_COMMAND_LINE, is_loopback, server_token
 from mcp_server.body_guard import BODY_DEADLINE_S
 from mcp_server.connection_guard import HEADER_DEADLINE_S, MAX_CONNECTIONS
@@ -101,7 +101,12 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
         default=os.environ.get("FILINGS_INDEX"),
         help="index folder (default: $FILINGS_INDEX)",
     )
-    parser.add_argument("--cache-dir", type=Path, default=None, help="jieba dictionary cache folder")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="cache folder (model graph, vectors, jieba's dictionary): yours alone, or refused",
+    )
     parser.add_argument(
         "--load-timeout", type=float, default=120.0, help="seconds a call waits for the index to finish loading"
     )
@@ -126,7 +131,7 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
                 "FILE so that only clients with the token are served, or bind to 127.0.0.1"
             )
     try:
-        cache_dir = args.cache_dir or default_cache_dir()
+        cache_dir = trusted_cache_dir(args.cache_dir) if args.cache_dir else default_cache_dir()
     except FilingsError as exc:
         parser.error(str(exc))
     return ServerSettings(

@@ -154,3 +154,42 @@ def form_fanout(levels: int, fan: int = 10, where: str = "page") -> bytes:
             *extra,
         ]
     )
+
+
+def _pages(streams: list[bytes]) -> bytes:
+    """A PDF of one page (612 × 842 pt, Helvetica as /F1) per content stream."""
+    count = len(streams)
+    kids = b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(count))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, count),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for i, stream in enumerate(streams):
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents %d 0 R "
+            b"/Resources << /Font << /F1 3 0 R >> >> >>" % (5 + 2 * i)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
+    return _pdf(objects)
+
+
+def _tiny_lines(lines: list[str]) -> bytes:
+    ops = [b"BT /F1 1 Tf 1.1 TL 20 830 Td"] + [b"(%s) '" % line.encode("ascii") for line in lines] + [b"ET"]
+    return b"\n".join(ops)
+
+
+def contents_bomb(entries: int = 700, lines: int = 700, pages: int = 20) -> bytes:
+    """A filing whose first 12 pages are contents pages of ``entries`` entries each ("Segment review aaab 13"), every
+    entry naming a later page, and whose later pages print ``lines`` lines that start like the entries' titles: a
+    reader that compares every entry with every line of the page it names does entries × lines work per page."""
+    words = ["".join(chr(97 + (n // 26**k) % 26) for k in range(4)) for n in range(12 * entries)]
+    body_pages = pages - 12
+    contents = [
+        _tiny_lines([f"Segment review {words[c * entries + n]} {13 + (n * body_pages) // entries}"
+                     for n in range(entries)])
+        for c in range(12)
+    ]  # fmt: skip
+    body = [_tiny_lines([f"Segment review {words[(p * lines + n) % len(words)]}x of the year" for n in range(lines)])
+            for p in range(body_pages)]  # fmt: skip
+    return _pages(contents + body)

@@ -476,10 +476,10 @@ def test_without_a_home_the_cache_is_a_private_folder_or_refused(tmp_path: Path,
     assert any(private.rglob("jieba*.cache"))  # the dictionary cache went there
     private.chmod(0o777)  # as if someone else had prepared it for us
     run = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
-    assert run.returncode == 2 and "not private" in run.stderr and "FILINGS_CACHE_DIR" in run.stderr
+    assert run.returncode == 2 and "can be written by other users" in run.stderr and "FILINGS_CACHE_DIR" in run.stderr
     server = subprocess.run([sys.executable, "-m", "mcp_server", "--index", str(index)], capture_output=True,
                             text=True, cwd=ROOT, env=env, timeout=60)  # fmt: skip
-    assert server.returncode == 2 and "not private" in server.stderr
+    assert server.returncode == 2 and "can be written by other users" in server.stderr
 
 
 def test_a_plain_index_folder_of_ours_is_upgraded_but_not_one_with_a_users_file(

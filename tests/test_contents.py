@@ -55,3 +55,23 @@ def test_a_restarted_numbering_and_a_stray_number_are_not_folios() -> None:
     assert folios.printed[3] == 1 and folios.printed[12] == 10
     assert 5 not in folios.printed and 13 not in folios.printed
     assert folios.pdf_page(3, pages=len(pages)) == 5  # the stray page still takes its run's offset
+
+
+def test_a_contents_bomb_is_read_in_time_proportional_to_its_lines(tmp_path: Path) -> None:
+    """12 contents pages of 700 entries each, every entry naming a page of 700 lines that start like the entries:
+    comparing each entry with each line of its page took a minute; looked up by their first characters, and past
+    400 entries no longer followed, they take a fraction of a second. What is confirmed is still a real heading."""
+    import time
+
+    from tests.hostile_docs import contents_bomb
+
+    bomb = tmp_path / "contents_bomb.pdf"
+    bomb.write_bytes(contents_bomb(entries=700, lines=700))
+    lines = [page.lines for page in PdfParser().parse(bomb)]
+    started = time.monotonic()
+    sections = outline(lines)
+    assert time.monotonic() - started < 10  # a minute before
+    assert sections and all(s.page_start > 12 for s in sections)  # no section starts on a contents page
+    for section in sections[:50]:
+        printed = {line.text for line in lines[section.page_start - 1]}
+        assert any(text.startswith(section.title) for text in printed)  # each on a line that prints its title

@@ -105,7 +105,7 @@ class Tokenizer:
                 jieba.setLogLevel(logging.WARNING)
                 tokenizer = jieba.Tokenizer()
                 if self._cache_dir is not None:
-                    self._cache_dir.mkdir(parents=True, exist_ok=True)
+                    self._cache_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
                     tokenizer.tmp_dir = str(self._cache_dir)
                 tokenizer.initialize()
                 for word in _user_words():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
@@ -30,6 +31,9 @@ AGREEING_ENTRIES = 2
 NUMBER_PREFIX = 6  # characters a heading may print before the title: a section's number
 INDENT_PT = (4.0, 60.0)  # an entry this much right of another of its page is indented under it (pt)
 HEADING_SLACK = 25  # a heading line may carry this many characters more than the entry's title (a number, a year)
+# The entries read, at most: 228 real filings list at most 90. Past it a "contents" is not one to follow entry by entry.
+MAX_ENTRIES = 400
+KEY_CHARS = 4  # a heading is looked up by the first characters of its title (at most NUMBER_PREFIX in), then checked
 # An entry line is at most 300 characters (a longer one is prose): the patterns refuse longer text at once.
 _TITLE_FIRST = re.compile(r"^(?=.{0,300}$)(?P<title>\D.*?\S)\s*(?:\.{3,}|…{2,}|\s)\s*(?P<page>\d{1,4})$")
 _LEADER_END = re.compile(r"(?=.{0,300}$)(?:\s*(?:\.{3,}|…{2,}))$")
@@ -98,20 +102,52 @@ def _nested(entries: list[tuple[Entry, float]]) -> list[Entry]:
     ]
 
 
-def _heading_at(body: list[Line], title: str) -> int | None:
-    """The line of a page that prints ``title`` as a heading: the line, or it and the next, say the title's words
-    (spaces aside: a display font's words often come out run together, "Chairman'sStatement"), or the last part
-    of a breadcrumb heading ("STRATEGIC REPORT | CHAIRMAN'S STATEMENT")."""
-    wanted = normal_words(title).replace(" ", "")
-    for index, line in enumerate(body):
-        text = normal_words(line.text.rsplit("|", 1)[-1]).replace(" ", "")  # "STRATEGIC REPORT | CHAIRMAN'S …"
-        if not text or len(text) > len(wanted) + HEADING_SLACK:
-            continue
-        following = normal_words(body[index + 1].text).replace(" ", "") if index + 1 < len(body) else ""
-        numbered = text.endswith(wanted) and len(text) - len(wanted) <= NUMBER_PREFIX  # "04 Strategic report"
-        if text.startswith(wanted) or numbered or (text + following).startswith(wanted):
-            return index
-    return None
+class _Headings:
+    """One page's lines as a heading is compared with them (each normalised once), indexed by the characters a
+    title starts with: looking an entry up costs the lines that could match it, not every line of the page."""
+
+    def __init__(self, body: list[Line]) -> None:
+        plain = [normal_words(line.text[:MAX_LINE_CHARS]).replace(" ", "") for line in body]
+        self.texts = [normal_words(line.text[:MAX_LINE_CHARS].rsplit("|", 1)[-1]).replace(" ", "") for line in body]
+        self.following = [*plain[1:], ""]
+        self.keys: dict[str, list[int]] = {}
+        for index, text in enumerate(self.texts):
+            joined = text + self.following[index]
+            for key in {joined[at : at + KEY_CHARS] for at in range(NUMBER_PREFIX + 1)}:
+                self.keys.setdefault(key, []).append(index)
+
+    def find(self, title: str) -> int | None:
+        """The line that prints ``title`` as a heading: the line, or it and the next, say the title's words (spaces
+        aside: a display font's words often come out run together, "Chairman'sStatement"), or the last part of a
+        breadcrumb heading ("STRATEGIC REPORT | CHAIRMAN'S STATEMENT"); a section's number may come first."""
+        wanted = normal_words(title).replace(" ", "")
+        if not wanted:
+            return None
+        if len(wanted) < KEY_CHARS:
+            candidates: Iterable[int] = range(len(self.texts))
+        else:
+            candidates = sorted(set(self.keys.get(wanted[:KEY_CHARS], ())))
+        for index in candidates:
+            text = self.texts[index]
+            if not text or len(text) > len(wanted) + HEADING_SLACK:
+                continue
+            numbered = text.endswith(wanted) and len(text) - len(wanted) <= NUMBER_PREFIX  # "04 Strategic report"
+            if text.startswith(wanted) or numbered or (text + self.following[index]).startswith(wanted):
+                return index
+        return None
+
+
+class _Pages:
+    """The bodies' headings, each page indexed on first use."""
+
+    def __init__(self, bodies: list[list[Line]]) -> None:
+        self.bodies = bodies
+        self._indexed: dict[int, _Headings] = {}
+
+    def heading(self, page: int, title: str) -> int | None:
+        if page not in self._indexed:
+            self._indexed[page] = _Headings(self.bodies[page - 1])
+        return self._indexed[page].find(title)
 
 
 def _printed_lines(lines: list[list[Line]]) -> Counter[str]:
@@ -129,14 +165,14 @@ def _running(printed: Counter[str], pages: int, title: str) -> bool:
     return not wanted or printed[wanted] > RUNNING_SHARE * pages
 
 
-def _offset_from_headings(bodies: list[list[Line]], contents: list[int], entries: list[Entry]) -> Folios:
+def _offset_from_headings(pages: _Pages, contents: list[int], entries: list[Entry]) -> Folios:
     """Where no page prints its number, the offset the entries' own headings agree on: each entry's heading
     looked for on every page past the contents, and an offset kept where at least two entries share it."""
     offsets: Counter[int] = Counter()
     first = max(contents, default=0)
     for entry in entries[:OFFSET_ENTRIES]:
-        found = {page - entry.printed for page in range(first + 1, len(bodies) + 1)
-                 if _heading_at(bodies[page - 1], entry.title) is not None}  # fmt: skip
+        found = {page - entry.printed for page in range(first + 1, len(pages.bodies) + 1)
+                 if pages.heading(page, entry.title) is not None}  # fmt: skip
         offsets.update(found)
     agreed = [(offset, count) for offset, count in offsets.most_common(1) if count >= AGREEING_ENTRIES]
     return Folios(printed={}, runs=[(1, agreed[0][0])] if agreed else [])
@@ -147,26 +183,27 @@ def contents_starts(lines: list[list[Line]], folios: Folios) -> list[Start]:
     ``lines``: each page's lines, furniture marked. Where the folios confirm fewer than half the entries (pages
     that print few numbers, or numbers that are not folios), the offset the headings agree on is tried too."""
     bodies = [[line for line in page if not line.furniture] for page in lines]
-    pages, entries = contents_entries(bodies)
+    contents, entries = contents_entries(bodies)
     printed = _printed_lines(lines)
-    entries = [entry for entry in entries if not _running(printed, len(lines), entry.title)]
-    starts = _confirmed(bodies, pages, entries, folios)
+    entries = [entry for entry in entries[:MAX_ENTRIES] if not _running(printed, len(lines), entry.title)]
+    pages = _Pages(bodies)
+    starts = _confirmed(pages, contents, entries, folios)
     if len(starts) < len(entries) / 2:
-        by_headings = _confirmed(bodies, pages, entries, _offset_from_headings(bodies, pages, entries))
+        by_headings = _confirmed(pages, contents, entries, _offset_from_headings(pages, contents, entries))
         starts = max(starts, by_headings, key=len)
     return sorted(set(starts), key=lambda s: (s.page, s.line))
 
 
-def _confirmed(bodies: list[list[Line]], contents: list[int], entries: list[Entry], folios: Folios) -> list[Start]:
+def _confirmed(pages: _Pages, contents: list[int], entries: list[Entry], folios: Folios) -> list[Start]:
     starts: list[Start] = []
     for entry in entries:
-        target = folios.pdf_page(entry.printed, len(bodies))
+        target = folios.pdf_page(entry.printed, len(pages.bodies))
         if target is None:
             continue
         for page in (target, target + 1, target - 1):
-            if page in contents or not 1 <= page <= len(bodies):
+            if page in contents or not 1 <= page <= len(pages.bodies):
                 continue
-            if (line := _heading_at(bodies[page - 1], entry.title)) is not None:
+            if (line := pages.heading(page, entry.title)) is not None:
                 starts.append(Start(page=page, line=line, title=entry.title, nested=entry.nested))
                 break
     return starts

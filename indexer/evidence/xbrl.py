@@ -165,7 +165,7 @@ def _write_cache(cached: Path, facts: list[XbrlFact]) -> None:
     that cannot be written costs the next call a worker, not this answer."""
     partial: Path | None = None
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(
             "w", encoding="utf-8", dir=cached.parent, prefix=f"{cached.name}.", suffix=".partial", delete=False
         ) as handle:

@@ -27,7 +27,8 @@ def cached_file(cache_dir: Path, name: str, build: Callable[[], bytes]) -> Path:
         if seal.read_text(encoding="ascii").strip() == file_digest(path):
             return path
         logger.warning("the cached model file %s is damaged; building it again from the bundled weights", path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
     data = build()
     _write_atomically(path, data)
     _write_atomically(seal, hashlib.sha256(data).hexdigest().encode("ascii"))

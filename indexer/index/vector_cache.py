@@ -89,10 +89,12 @@ class VectorCache:
         vectors = np.stack(self._pending).astype(np.float32)
         self._pending_keys, self._pending = [], []
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self.folder.mkdir(mode=0o700, exist_ok=True)
             name = f"{time.time_ns()}-{os.getpid()}"
             tmp = self.folder / f".{name}.tmp.npz"
-            np.savez(tmp, keys=keys, vectors=vectors)
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as out:
+                np.savez(out, keys=keys, vectors=vectors)  # 0600: the cache is this user's alone
             tmp.replace(self.folder / f"{name}.npz")
             self._read.add(f"{name}.npz")
         except OSError as exc:  # a full disk or a read-only cache costs a re-embedding later, not this build

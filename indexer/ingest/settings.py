@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,48 +13,64 @@ from typing import Any
 from indexer.core.errors import FilingsError
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.lexical import Bm25Settings
+from indexer.index.safe_paths import PRIVATE_FOLDER, not_yours
 from indexer.index.storage import LOCAL
 from indexer.ingest.chunk import DEFAULT_PASSAGE_TEXT, ChunkSettings
 from indexer.ingest.parse import MAX_PAGES, MAX_PARSE_MEMORY_MB, PARSE_TIMEOUT_S
 
 
 def default_cache_dir() -> Path:
-    """Where jieba keeps its dictionary cache: $FILINGS_CACHE_DIR, else the user's cache folder, else a private
-    folder of this user's in the temporary folder (never a shared one: the cache is loaded with ``marshal``)."""
+    """Where the model graph, cached vectors and jieba's dictionary cache live: $FILINGS_CACHE_DIR, else the user's
+    cache folder, else a folder of this user's in the temporary folder; whichever it is, checked by
+    :func:`trusted_cache_dir` (what is loaded from it runs as this user: a graph, a ``marshal`` cache)."""
     if env := os.environ.get("FILINGS_CACHE_DIR"):
-        return Path(env)
+        return trusted_cache_dir(Path(env))
     if xdg := os.environ.get("XDG_CACHE_HOME"):
-        return Path(xdg) / "filings-mcp"
+        return trusted_cache_dir(Path(xdg) / "filings-mcp")
     try:
         home = Path.home()
     except (KeyError, RuntimeError):  # no HOME and no entry in the user database
         home = None
     if home is not None and str(home) not in ("", "/") and home.is_dir():
-        return home / ".cache" / "filings-mcp"
+        return trusted_cache_dir(home / ".cache" / "filings-mcp")
     return private_temp_dir()
 
 
 def private_temp_dir() -> Path:
-    """``$TMPDIR/filings-mcp-<uid>``, created readable by this user only; refused if someone else made it or can
-    write to it."""
+    """``$TMPDIR/filings-mcp-<uid>``, checked like any cache folder (:func:`trusted_cache_dir`)."""
     uid = os.getuid() if hasattr(os, "getuid") else None
-    folder = Path(tempfile.gettempdir()) / f"filings-mcp-{uid if uid is not None else 'user'}"
+    return trusted_cache_dir(Path(tempfile.gettempdir()) / f"filings-mcp-{uid if uid is not None else 'user'}")
+
+
+def trusted_cache_dir(folder: Path) -> Path:
+    """``folder`` as a cache folder whose contents can be trusted: made (mode 0700) when absent, else kept only if
+    it is a real folder, not a link, of this user's that no one else can write to, in a folder others cannot
+    rename it out of (theirs to write only when sticky, as /tmp is); one of ours that others can read is made
+    0700. Raises :class:`FilingsError` naming the folder and what to do otherwise."""
+    folder = folder.expanduser()
+    advice = (
+        "models, vectors and dictionaries are loaded from it, so only a folder of yours that no one else can write "
+        "to is used; set FILINGS_CACHE_DIR (or --cache-dir) to one"
+    )
     try:
-        folder.mkdir(mode=0o700)
-    except FileExistsError:
-        pass
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with suppress(FileExistsError):
+            os.mkdir(folder, PRIVATE_FOLDER)
+        info, above = os.lstat(folder), os.stat(folder.parent)
     except OSError as exc:
-        raise FilingsError(f"cannot create the cache folder {folder} ({exc.strerror}); set FILINGS_CACHE_DIR") from exc
-    info = os.lstat(folder)
-    if (
-        not stat.S_ISDIR(info.st_mode)
-        or (uid is not None and info.st_uid != uid)
-        or info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
-    ):
-        raise FilingsError(
-            f"the cache folder {folder} is not private to this user (a link, someone else's, or open to others); "
-            "set FILINGS_CACHE_DIR (or HOME) to a folder of your own"
-        )
+        raise FilingsError(f"cannot create the cache folder {folder} ({exc.strerror}); {advice}") from exc
+    if stat.S_ISLNK(info.st_mode):
+        problem: str | None = "is a symbolic link"
+    elif not stat.S_ISDIR(info.st_mode):
+        problem = "is not a folder"
+    elif above.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not above.st_mode & stat.S_ISVTX:
+        problem = f"is in {folder.parent}, which other users can write to (they could put another folder in its place)"
+    else:
+        problem = not_yours(info)
+    if problem:
+        raise FilingsError(f"the cache folder {folder} {problem}: {advice}")
+    if stat.S_IMODE(info.st_mode) != PRIVATE_FOLDER:
+        os.chmod(folder, PRIVATE_FOLDER)  # ours, and not a link (checked above)
     return folder
 
 
