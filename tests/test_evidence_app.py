@@ -323,6 +323,15 @@ def test_a_claim_s_text_is_shown_as_text_and_never_run(viewer: Viewer) -> None:
     browser.send("Page.handleJavaScriptDialog", {"accept": True}, page=True)
 
 
+def test_a_bidirectional_override_is_shown_escaped_not_applied(viewer: Viewer) -> None:
+    """A right-to-left override in a claim (or a file name) would show "12" as "21": it is shown as \\u202e."""
+    claims = [{"document": BESTBUY_10Q.name, "page": 4, "quote": "net sales \u202e12"}]
+    context = viewer.open("verify_claims", {"claims": claims})
+    _shown(viewer, context)
+    quotes = viewer.browser.evaluate("[...document.querySelectorAll('#claims .quote')].map(e => e.textContent)", context)
+    assert quotes == ["net sales \\u202e12"]
+
+
 def test_a_tool_error_is_a_readable_message(viewer: Viewer) -> None:
     arguments = {"document": "NO_SUCH_FILING.pdf", "page": 1, "quote": "1"}
     context = viewer.open("locate_quote", arguments)

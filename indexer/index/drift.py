@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from indexer.core.errors import IndexLoadError
+from indexer.core.errors import ECHO_CHARS, IndexLoadError, shown
 from indexer.core.recipe import DEFAULT_RECIPE, recipe_id
 from indexer.data import INDEX_TIME, digests
 
@@ -45,7 +45,8 @@ def check_words(
     files = [name for name in files if name in vocabulary or name not in INDEX_TIME]  # not recorded: built before
     settings = [key for key in _changed(tokenizer, running_tokenizer) if key != "id"]
     differ = [f"{name} ({INDEX_TIME[name]})" for name in files if name in INDEX_TIME]
-    differ += [_SETTINGS.get(key, f"the tokenizer's {key}") for key in settings if not (vocabulary and key in _COVERED)]
+    differ += [_SETTINGS.get(key, f"the tokenizer's {_named(key)}") for key in settings
+               if not (vocabulary and key in _COVERED)]  # fmt: skip
     if differ:
         raise IndexLoadError(
             f"the index at {index} was built with other words than this version reads: {'; '.join(differ)}; its "
@@ -57,6 +58,19 @@ def check_words(
     if not answering:
         return None
     return (
-        f"the index was built with other query-time words or settings ({', '.join(answering)}) than this server "
+        f"the index was built with other query-time words or settings ({_listed(answering)}) than this server "
         "reads; answers use the server's (a rebuild records them)"
     )
+
+
+SHOWN_NAMES = 6  # names a note lists before it counts the rest
+
+
+def _named(name: str) -> str:
+    """A key read from a manifest, shown as it reads: escaped (quoted) unless it is one plain line."""
+    return name if name.isprintable() and len(name) <= ECHO_CHARS else shown(name)
+
+
+def _listed(names: list[str]) -> str:
+    listed = ", ".join(_named(name) for name in names[:SHOWN_NAMES])
+    return listed + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")
