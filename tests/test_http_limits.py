@@ -75,7 +75,9 @@ def test_counting_stops_past_the_limit_and_strings_hide_nothing() -> None:
     assert json_elements(b'""' * 100_000, 50) <= 52  # many strings: counted one by one, stopped at the limit
 
 
-def _request(guard: Any, headers: list[tuple[bytes, bytes]], body: bytes = b"{}") -> asyncio.Task[list[Message]]:
+def _request(
+    guard: Any, headers: list[tuple[bytes, bytes]], body: bytes = b"{}", client: str = "127.0.0.1"
+) -> asyncio.Task[list[Message]]:
     sent: list[Message] = []
 
     async def receive() -> Message:
@@ -85,7 +87,7 @@ def _request(guard: Any, headers: list[tuple[bytes, bytes]], body: bytes = b"{}"
         sent.append(message)
 
     async def run() -> list[Message]:
-        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "client": ("127.0.0.1", 5)}
+        scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": headers, "client": (client, 5)}
         await guard(scope, receive, send)
         return sent
 
@@ -178,6 +180,25 @@ def test_calls_in_flight_are_capped_per_session_and_per_client() -> None:
     assert first == [200, 200, 200, 429] and "this session already has 3 calls in flight" in session_message
     assert second == [200, 200, 429] and "your address already has 5 calls in flight" in client_message
     assert "wait for earlier calls" in session_message and after == 200
+
+
+def test_every_loopback_address_is_one_client() -> None:
+    """A process connecting from 127.0.0.2, .3 … (all reach a loopback server) is still one client: it cannot hold
+    every session; another machine's client is served."""
+
+    async def scenario() -> list[int]:
+        endpoint = _Endpoint()
+        limiter = SessionLimiter(endpoint, max_sessions=4, per_client=2)
+        headers = [(b"mcp-protocol-version", MODERN.encode())]
+        addresses = ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5", "::1", "::ffff:127.0.0.9", "192.0.2.7"]
+        calls = [_request(limiter, headers, client=address) for address in addresses]
+        await asyncio.sleep(0.05)
+        endpoint.release.set()
+        await asyncio.gather(*calls)
+        return [_status(t) for t in calls]
+
+    statuses = asyncio.run(scenario())
+    assert statuses == [200, 200, 503, 503, 503, 503, 200]
 
 
 @pytest.mark.parametrize("session_id", [b"made-up-1234", None])

@@ -4,6 +4,8 @@ noise (the onnx engine pads a batch to its longest passage, and Ray's batches ar
 
 from __future__ import annotations
 
+import socket
+import time
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ pytest.importorskip("ray", reason="Ray is an extra: pip install 'filings-mcp[ray
 
 from indexer.index.dense import DenseIndex
 from indexer.index.embed import EmbedderError
-from indexer.index.ray_embedder import RayEmbedder, start_ray
+from indexer.index.ray_embedder import RayEmbedder, check_reachable, start_ray
 from indexer.index.store import read_chunks, read_manifest, read_pages
 from indexer.ingest.build import build_index
 from indexer.ingest.ray_parse import RayParsing
@@ -98,9 +100,26 @@ def test_a_local_ray_that_misses_its_startup_is_started_once_more(monkeypatch: p
         raise ConnectionError("no cluster there")
 
     monkeypatch.setattr(ray, "init", unreachable)
-    with pytest.raises(EmbedderError, match=r"cannot start or reach Ray at ray://10\.0\.0\.9:10001"):
-        start_ray("ray://10.0.0.9:10001")
+    with socket.socket() as listening:  # something accepts connections there, but it is not Ray
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        address = f"ray://127.0.0.1:{listening.getsockname()[1]}"
+        with pytest.raises(EmbedderError, match=rf"cannot start or reach Ray at {address}"):
+            start_ray(address)
     assert len(calls) == 1  # a remote address is tried once
     with pytest.raises(EmbedderError, match="cannot start or reach Ray at local"):
         start_ray("local")
     assert len(calls) == 3  # twice here: the first try and one more
+
+
+def test_an_address_where_nothing_listens_fails_at_once_naming_it() -> None:
+    """Ray would wait minutes without a word (and SIGTERM 25 s more); the build says what is wrong within seconds."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # nothing listens once it is closed
+    started = time.monotonic()
+    with pytest.raises(EmbedderError, match=rf"^no Ray cluster answers at ray://127.0.0.1:{port} \(.*within 10 s\)"):
+        start_ray(f"ray://127.0.0.1:{port}")
+    with pytest.raises(EmbedderError, match=r"no Ray cluster answers at 192\.0\.2\.1:6379"):
+        check_reachable("192.0.2.1:6379", timeout=1.0)  # a documentation address: nothing answers, or no route
+    assert time.monotonic() - started < 5

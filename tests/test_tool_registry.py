@@ -7,6 +7,7 @@ import asyncio
 import typing
 from pathlib import Path
 
+import pytest
 from fastmcp import Client
 
 from indexer.knowledge_base import KnowledgeBase
@@ -52,3 +53,23 @@ def test_a_tool_s_arguments_are_its_request_model_s_fields(tmp_path: Path) -> No
         assert schema.get("required", []) == [name for name, field in fields.items() if field.is_required()]
         model = arguments_model(declared)
         assert declared.request is None or issubclass(model, declared.request), declared.name
+
+
+def test_an_error_of_the_server_s_own_is_still_a_message(
+    samples_index_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every tool error carries words: a failure that is not the caller's (here an assertion without a message, as
+    faiss raises) names the tool and the error, and the server goes on answering."""
+    from tests.conftest import call_tools
+
+    def broken(self: KnowledgeBase, request: object) -> None:
+        raise AssertionError
+
+    monkeypatch.setattr(KnowledgeBase, "get_outline", broken)
+    failed, listed = call_tools(
+        samples_index_dir, cache_dir, [("get_outline", {"document": "BESTBUY_2024Q2_10Q.pdf"}), ("list_documents", {})]
+    )
+    assert failed.is_error and failed.content[0].text.startswith(
+        "get_outline failed on an error of the server's (AssertionError); the server logged it"
+    )
+    assert not listed.is_error

@@ -76,6 +76,11 @@ class DenseIndex:
     def size(self) -> int:
         return int(self._index.ntotal)
 
+    @property
+    def dim(self) -> int:
+        """How many dimensions the stored vectors have."""
+        return int(self._index.d)
+
     def vectors(self) -> np.ndarray:
         if self.size == 0:
             return np.empty((0, 0), dtype=np.float32)

