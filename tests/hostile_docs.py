@@ -174,8 +174,9 @@ def _pages(streams: list[bytes]) -> bytes:
     return _pdf(objects)
 
 
-def _tiny_lines(lines: list[str]) -> bytes:
-    ops = [b"BT /F1 1 Tf 1.1 TL 20 830 Td"] + [b"(%s) '" % line.encode("ascii") for line in lines] + [b"ET"]
+def _tiny_lines(lines: list[str], size: float = 1.0) -> bytes:
+    ops = [b"BT /F1 %g Tf %g TL 20 830 Td" % (size, size * 1.1)] + [b"(%s) '" % line.encode("ascii") for line in lines]
+    ops.append(b"ET")
     return b"\n".join(ops)
 
 
@@ -193,3 +194,10 @@ def contents_bomb(entries: int = 700, lines: int = 700, pages: int = 20) -> byte
     body = [_tiny_lines([f"Segment review {words[(p * lines + n) % len(words)]}x of the year" for n in range(lines)])
             for p in range(body_pages)]  # fmt: skip
     return _pages(contents + body)
+
+
+def many_names(count: int = 1500, pages: int = 3) -> bytes:
+    """Pages each printing ``count`` lines, in a tiny font, that name a different company the way a filing names
+    itself ("To the members of Company 123 Limited")."""
+    lines = [f"To the members of Company {n} Limited" for n in range(count)]
+    return _pages([_tiny_lines(lines, size=0.8) for _ in range(pages)])

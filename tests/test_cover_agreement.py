@@ -66,3 +66,21 @@ def test_the_first_candidate_two_places_print_wins() -> None:
     assert [(p.where, p.page) for p in settled.places] == [("cover", 1), ("header", 2), ("auditor_report", 3)]
     alone = settle_company(["Big Parent Corp"], found)  # printed on the cover only
     assert alone.value == "Big Parent Corp" and not alone.verified
+
+
+def test_thousands_of_self_naming_lines_cost_a_bounded_number_of_names(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """12 pages of 900 lines each naming another company as a filing names itself ("To the members of Company 17
+    Limited"): each name was looked for in every naming place (names × places); now the first 40 are weighed."""
+    import time
+
+    from indexer.ingest import cover_agreement
+    from tests.hostile_docs import many_names
+
+    pdf = tmp_path / "names.pdf"
+    pdf.write_bytes(many_names(900, pages=12))
+    pages = mark_furniture(PdfParser().parse(pdf), ChunkSettings())
+    assert len(cover_agreement.self_named(pages)) == cover_agreement.MAX_NAMES
+    started = time.monotonic()
+    described = describe(pdf.name, pages)
+    assert time.monotonic() - started < 10
+    assert not str(described["company"]).lower().startswith("to the members")  # an addressee line is not a name

@@ -60,6 +60,7 @@ _NOT_A_NAME = re.compile(
     r"^(?:management|directors?|chair(?:man|woman|person)?|auditors?|shareholders?|chief|board|report|"
     r"annual|consolidated|notes?|independent|our|we|item|part|table|contents|index|results|highlights|financial|"
     r"statements?|corporate|strategic|overview|formerly|previously)\b|"
+    r"^to\s+the\s+(?:members|shareholders|stockholders|unitholders|board|directors|owners)\b|"  # an addressee line
     r"\b(?:stock\s+corporation|incorporated\s+in|organi[sz]ed\s+under|(?:formerly|previously)\s+(?:known\s+as|named))\b",
     re.I,
 )
@@ -108,15 +109,28 @@ def _named_in(text: str, below: str) -> str | None:
     return name if is_name(name) and (with_form or name[:1].isupper()) else None
 
 
+# Distinct names weighed, at most: a filing names itself in a handful of ways; each name is looked for in every naming
+# place, so a page printing thousands of "To the members of …" lines costs this many names, not thousands.
+MAX_NAMES = 40
+
+
 def self_named(pages: list[Page]) -> list[str]:
-    """The names a filing gives itself in its auditor's addressee and its directors' report, in order."""
+    """The names a filing gives itself in its auditor's addressee and its directors' report, in order (the first
+    MAX_NAMES)."""
     names: dict[str, None] = {}
     for page in pages:
         body = [" ".join(line.text.split()) for line in page.lines if not line.furniture]
         for text, below in zip(body, [*body[1:], ""], strict=False):
             if (name := _named_in(text, below)) is not None:
                 names.setdefault(unsplit(name))
+                if len(names) >= MAX_NAMES:
+                    return list(names)
     return list(names)
+
+
+def _names(candidates: list[str | None]) -> list[str]:
+    """The distinct candidates that read as names, in order, the first MAX_NAMES."""
+    return list(dict.fromkeys(c.strip() for c in candidates if c and is_name(c)))[:MAX_NAMES]
 
 
 def unsplit(name: str) -> str:
@@ -200,7 +214,7 @@ def printed_names(chosen: Settled, candidates: list[str | None], found: list[Pla
     plain = [(place, _plain(place.text)) for place in found]
     taken = {core(chosen.value)} if chosen.value else set()
     kept: list[str] = []
-    for name in dict.fromkeys(c.strip() for c in candidates if c and is_name(c)):
+    for name in _names(candidates):
         if core(name) not in taken and _supports(name, plain):
             taken.add(core(name))
             kept.append(name)
@@ -210,7 +224,7 @@ def printed_names(chosen: Settled, candidates: list[str | None], found: list[Pla
 def settle_company(candidates: list[str | None], found: list[Place]) -> Settled:
     """The first candidate (the cover's reading) when two places print it; else the first name that two places
     print; else the first name, not established."""
-    names = list(dict.fromkeys(c.strip() for c in candidates if c and is_name(c)))
+    names = _names(candidates)
     if not names:
         return Settled(next((c for c in candidates if c), None), False, ())
     plain = [(place, _plain(place.text)) for place in found]
