@@ -201,3 +201,31 @@ def many_names(count: int = 1500, pages: int = 3) -> bytes:
     itself ("To the members of Company 123 Limited")."""
     lines = [f"To the members of Company {n} Limited" for n in range(count)]
     return _pages([_tiny_lines(lines, size=0.8) for _ in range(pages)])
+
+
+def image_behind_filters(side: int = 20000) -> bytes:
+    """One page of text and a ``side`` × ``side`` grey image whose samples (side² bytes: 400 MB at 20,000) sit behind
+    non-image filters (Flate, then hex), under a megabyte in the file: what decodes it holds every sample."""
+    import zlib
+
+    packer = zlib.compressobj(9)
+    row = b"00" * side  # one row of samples as hex text
+    data = b"".join(packer.compress(row) for _ in range(side)) + packer.compress(b">") + packer.flush()
+    image = (
+        b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 "
+        b"/Filter [/FlateDecode /ASCIIHexDecode] /Length %d >>\nstream\n" % (side, side, len(data))
+        + data
+        + b"\nendstream"
+    )
+    stream = b"BT /F1 12 Tf 72 720 Td (Consolidated balance sheet) Tj ET\nq 500 0 0 500 50 100 cm /Im1 Do Q"
+    return _pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> /XObject << /Im1 6 0 R >> >> >>",
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            image,
+        ]
+    )

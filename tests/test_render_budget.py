@@ -20,7 +20,7 @@ from indexer.ingest.settings import BuildSettings
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import PageImageRequest, PageRequest, RenderRequest
 from tests.conftest import BESTBUY_10Q, call_tools
-from tests.hostile_docs import form_fanout
+from tests.hostile_docs import form_fanout, image_behind_filters
 
 
 def _children_rendering() -> int:
@@ -123,3 +123,20 @@ def test_at_most_two_renders_run_at_once(tmp_path: Path) -> None:
             thread.join()
         pool.close()
     assert len(errors) == 4 and max(seen) - idle == 2
+
+
+def test_an_image_behind_non_image_filters_is_refused_within_the_memory_budget(tmp_path: Path) -> None:
+    """A 12,000 × 12,000 image (144 MB of samples, 288 MB as hex) behind Flate then hex, 280 KB in the file: PDFium
+    decodes the filters whole before the image; the worker's memory cap stops it, not the server."""
+    bomb = tmp_path / "image.pdf"
+    bomb.write_bytes(image_behind_filters(12_000))
+    assert bomb.stat().st_size < 400_000
+    pool = RenderPool()
+    before = resident_mb(os.getpid())
+    try:
+        with pytest.raises(RenderError, match=r"^page 1 of image.pdf needed more than 512 MB of memory"):
+            pool.render(bomb, 1, [])
+    finally:
+        pool.close()
+    after = resident_mb(os.getpid())
+    assert before is not None and after is not None and after - before < 100
