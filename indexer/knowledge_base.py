@@ -33,8 +33,8 @@ from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
-from indexer.evidence.notes import with_notes
-from indexer.evidence.outline import Section, outline
+from indexer.evidence.notes import document_outlines
+from indexer.evidence.outline import Section
 from indexer.evidence.page_budget import bounded
 from indexer.evidence.periods import ReportPeriod
 from indexer.evidence.quotes import Located, check_quote, locate
@@ -50,7 +50,7 @@ from indexer.index.reader import (
     load_index,
     pdf_path,
 )
-from indexer.index.store import Manifest
+from indexer.index.store import Manifest, read_outlines
 from indexer.requests import (
     MAX_PAGES,
     ClaimsRequest,
@@ -319,9 +319,10 @@ class KnowledgeBase:
             with self._lock:
                 cached = self._outlines.get(document)
             if cached is None:
-                lines = [self.page(document, n).lines for n in range(1, meta.pages + 1)]
-                sections = outline(lines)
-                cached = (sections, with_notes(lines, sections))
+                kept = read_outlines(self._index.folder, meta)  # computed at build time
+                if kept is None:  # an index built before outlines were kept
+                    kept = document_outlines([self.page(document, n).lines for n in range(1, meta.pages + 1)])
+                cached = (kept.statements, kept.sections)
                 with self._lock:
                     if len(self._outlines) >= OUTLINES_CACHED:
                         self._outlines.pop(next(iter(self._outlines)))

@@ -283,3 +283,31 @@ def test_a_forged_cursor_of_unicode_digits_gets_the_bad_cursor_error(cursor: str
     section = Section(title="Item 7", level=2, page_start=1, page_end=1, kind="item", key="7")
     with pytest.raises(NotFoundError, match="is not one this section gave"):
         section_piece("10k.pdf", section, lines, cursor)
+
+
+def test_the_outline_is_computed_at_build_time_and_read_back(
+    samples_index_dir: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build keeps each document's outline beside its pages; the server reads it instead of computing it on the
+    first call of each session, and an index without the file (built before) still gets its outline."""
+    from indexer import knowledge_base
+    from indexer.evidence.notes import document_outlines
+    from indexer.index.layout import Layout
+    from indexer.index.reader import load_index
+
+    index = load_index(samples_index_dir, cache_dir)
+    meta = index.documents[BESTBUY_10Q.name]
+    kept = Layout(index.folder).outlines(meta.sha256)
+    assert kept.is_file()
+    computed = document_outlines([KnowledgeBase(index).page(meta.document, n).lines for n in range(1, meta.pages + 1)])
+
+    def never(pages: object) -> object:
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(knowledge_base, "document_outlines", never)
+    kb = KnowledgeBase(index)
+    assert kb.outline(BESTBUY_10Q.name) == computed.sections and computed.sections
+    assert any(s.kind == "statement" for s in computed.statements)
+    monkeypatch.undo()
+    monkeypatch.setattr(knowledge_base, "read_outlines", lambda folder, meta: None)  # an index built before
+    assert KnowledgeBase(load_index(samples_index_dir, cache_dir)).outline(BESTBUY_10Q.name) == computed.sections

@@ -25,10 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
+from pydantic import BaseModel
+
 from indexer.core.models import Line
 from indexer.core.sections import NUMBERED, parent_only
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF, normal_words
-from indexer.evidence.outline import Section, _chinese_number, statement_title
+from indexer.evidence.outline import Section, _chinese_number, outline, statement_title
 
 MAX_GAP = 2  # a note's number may follow the previous one's by this much (a heading run into another column)
 # A 年报's 附注 prints every part and item of its template, each numbered, none skipped (an item that does not
@@ -327,3 +329,17 @@ def parent_marked(sections: list[Section]) -> list[Section]:
             enclosing.append(section)
         out.append(section)
     return out
+
+
+class Outlines(BaseModel):
+    """A document's outline, computed once (at build time, kept beside its pages): ``statements``, the sections its
+    statements are read from; ``sections``, the same with each note of its notes an entry (what get_outline shows)."""
+
+    statements: list[Section]
+    sections: list[Section]
+
+
+def document_outlines(pages: list[list[Line]]) -> Outlines:
+    """Both outlines of a document from its pages' lines (furniture marked)."""
+    statements = outline(pages)
+    return Outlines(statements=statements, sections=with_notes(pages, statements))

@@ -89,6 +89,10 @@ class Layout:
     def page_offsets(self, sha256: str) -> Path:
         return self.pages(sha256).with_suffix(".offsets.npy")
 
+    def outlines(self, sha256: str) -> Path:
+        """The document's outlines (evidence/notes.py ``Outlines``), computed at build time."""
+        return self.pages(sha256).with_suffix(".outline.json")
+
     def pdf(self, sha256: str) -> Path:
         return self.folder / PDFS / f"{sha256[:_NAME_CHARS]}.pdf"
 
@@ -141,6 +145,11 @@ FORMAT: tuple[tuple[str, str], ...] = (
         "unreadable, OCR) and tables (served by get_page)",
     ),
     (f"{PAGES}/<sha12>.offsets.npy", "each page's byte offset in that file, so that one page is read alone"),
+    (
+        f"{PAGES}/<sha12>.outline.json",
+        "the document's outline computed once at build time: the sections its statements are read from, and the "
+        "same with each note an entry (get_outline, read_section); an index without it computes it on first use",
+    ),
     (f"{PDFS}/<sha12>.pdf", "the PDF as indexed (a hard link or a copy; for an HTML filing, its conversion)"),
     (f"{SOURCES}/<sha12>.htm", "the original of a converted HTML filing (so `add`/`remove` need no source folder)"),
     (

@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from indexer import __version__
 from indexer.core.errors import FilingsError, IndexLoadError
 from indexer.core.models import SHA256_PATTERN, Chunk, DocumentMeta, Page, RelativeName, Table
+from indexer.evidence.notes import Outlines
 from indexer.index.chunk_table import ChunkTable, write_chunk_table
 from indexer.index.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
 
@@ -327,6 +328,28 @@ def read_page(
         if isinstance(exc, ValidationError):
             raise IndexLoadError(f"{path} is damaged or from another version; rebuild the index") from exc
         raise IndexLoadError(f"cannot read page {number} from {path} ({exc}); rebuild the index") from exc
+
+
+def write_outlines(folder: Path, meta: DocumentMeta, outlines: Outlines) -> None:
+    """Each section whole, the heading's line too (which tool answers leave out)."""
+    kept = {
+        name: [s.model_dump() | {"line": s.line} for s in getattr(outlines, name)]
+        for name in ("statements", "sections")
+    }
+    Layout(folder).outlines(meta.sha256).write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
+
+
+def read_outlines(folder: Path, meta: DocumentMeta) -> Outlines | None:
+    """The outlines the build kept for ``meta``; None for an index built before they were kept (or a damaged
+    file, which the caller computes again and says so in the log)."""
+    path = Layout(folder).outlines(meta.sha256)
+    try:
+        return Outlines.model_validate_json(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        logger.warning("the outline kept for %s is unreadable (%s); computing it again", meta.document, exc)
+        return None
 
 
 def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:

@@ -26,6 +26,7 @@ from indexer.index.store import (
     read_manifest,
     write_chunks,
     write_manifest,
+    write_outlines,
     write_pages,
     write_pdf,
 )
@@ -301,6 +302,8 @@ def _write_version(
         documents = with_readiness(documents, set())  # an index without an embedder has no semantic search
     for doc in parsed:
         write_pages(staging, doc.meta, doc.pages)
+        if doc.outlines is not None:
+            write_outlines(staging, doc.meta, doc.outlines)
         write_pdf(staging, doc.meta, doc.pdf, doc.original, stored=doc.stored)
     write_chunks(staging, chunks)
     manifest = Manifest(

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from indexer.core.geometry import ROW_IN_PASSAGE_PT
 from indexer.core.models import BODY, BOILERPLATE, CONTENTS, TABLE_ROW, Chunk, DocumentMeta, Line, Page, StoredChunk
 from indexer.core.text import CJK, ENDS_WITH_PAGE_REF
+from indexer.evidence.outline import Section
 from indexer.ingest.page_labels import passage_labels
 from indexer.ingest.tables import row_text
 
@@ -213,12 +214,14 @@ def table_row_chunks(document: str, doc_sha: str, page: Page, body: list[Chunk])
     return chunks
 
 
-def chunk_document(document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings) -> list[Chunk]:
+def chunk_document(
+    document: str, doc_sha: str, pages: list[Page], settings: ChunkSettings, sections: list[Section] | None = None
+) -> list[Chunk]:
     """All chunks of a document, each page's passages followed by its table rows, each passage labelled with the
-    part of the filing it is printed in (ingest/page_labels.py: a passage never spans two); certification,
-    signature and exhibit pages are boilerplate, pages of definitions glossary."""
+    part of the filing it is printed in (ingest/page_labels.py: a passage never spans two, ``sections`` its
+    outline); certification, signature and exhibit pages are boilerplate, pages of definitions glossary."""
     chunks: list[Chunk] = []
-    for page, spans in zip(pages, passage_labels(pages), strict=True):
+    for page, spans in zip(pages, passage_labels(pages, sections), strict=True):
         if page.unreadable:
             continue  # its text layer is noise: not searchable until OCR'd (--ocr)
         if is_contents_page(page.lines):

@@ -13,6 +13,7 @@ from pathlib import Path
 from indexer.core.errors import DocumentError, FilingsError
 from indexer.core.folios import folio_runs, read_folios
 from indexer.core.models import Chunk, DocumentMeta, Page
+from indexer.evidence.notes import Outlines, document_outlines
 from indexer.index.store import Failure, pdf_file, read_manifest, read_pages, sha256_file
 from indexer.ingest import metadata
 from indexer.ingest.chunk import ChunkSettings, chunk_document, mark_furniture
@@ -44,6 +45,7 @@ class Parsed:
     pdf: Path  # the PDF indexed (the file itself, its conversion, or the previous index's copy)
     original: Path  # the file as given
     stored: bool = False  # ``pdf`` is the previous version's own copy (unchanged file): linked, not copied again
+    outlines: Outlines | None = None  # computed once here, kept beside the pages for the tools
 
 
 def read_pdf(parser: PdfParser, pdf: Path, password: str | None, chunking: ChunkSettings) -> list[Page]:
@@ -182,5 +184,6 @@ def _described(
         folios=folio_runs(read_folios([page.lines for page in pages])),
         **(metadata.describe(name, pages) | _edgar_fields(source, known)),  # type: ignore[arg-type]
     )
-    chunks = chunk_document(name, sha, pages, settings.chunking)
-    return Parsed(meta, pages, chunks, pdf, source.path, stored=known is not None)
+    outlines = document_outlines([page.lines for page in pages])
+    chunks = chunk_document(name, sha, pages, settings.chunking, outlines.sections)
+    return Parsed(meta, pages, chunks, pdf, source.path, stored=known is not None, outlines=outlines)

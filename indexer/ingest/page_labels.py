@@ -30,8 +30,8 @@ from indexer.core.sections import (
     title_label,
     topic_heading,
 )
-from indexer.evidence.notes import with_notes
-from indexer.evidence.outline import Section, outline
+from indexer.evidence.notes import document_outlines
+from indexer.evidence.outline import Section
 
 
 @dataclass(frozen=True)
@@ -109,14 +109,14 @@ def _fallback(pages: list[Page]) -> list[PageLabel]:
     return labels
 
 
-def passage_labels(pages: list[Page]) -> list[list[Span]]:
+def passage_labels(pages: list[Page], sections: list[Section] | None = None) -> list[list[Span]]:
     """Each page's body lines in spans of one label, in order. A label changes where an outline section or a
     topic's sub-heading starts, on whatever line it is printed (Item 3 begins half-way down the page that Item 2
-    began), so a passage takes the label of the part of the filing it is printed in."""
-    lines = [page.lines for page in pages]
-    # the outline the tools show (an annual report's sections from its contents page, nested as it indents them),
-    # each note of the notes an entry (found where the notes' title is only the pages' running header)
-    sections = with_notes(lines, outline(lines))
+    began), so a passage takes the label of the part of the filing it is printed in. ``sections``: the outline the
+    tools show (an annual report's sections from its contents page, nested as it indents them, each note of the
+    notes an entry), computed here when not given."""
+    if sections is None:
+        sections = document_outlines([page.lines for page in pages]).sections
     extents = _extents(sections)
     starts: dict[int, set[int]] = {}
     for heading in sections:
