@@ -213,7 +213,8 @@ def image_behind_filters(side: int = 20000) -> bytes:
     data = b"".join(packer.compress(row) for _ in range(side)) + packer.compress(b">") + packer.flush()
     image = (
         b"<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 "
-        b"/Filter [/FlateDecode /ASCIIHexDecode] /Length %d >>\nstream\n" % (side, side, len(data))
+        b"/Filter [/FlateDecode /ASCIIHexDecode] /Length %d >>\nstream\n"
+        % (side, side, len(data))
         + data
         + b"\nendstream"
     )
