@@ -56,7 +56,7 @@ def test_add_and_remove_rebuild_only_what_changed(small_index: Path, cache_dir: 
     index = load_index(small_index, cache_dir)
     assert {c.document for c in index.chunks} == {SIFANG.name, BROKER.name}
     hits = hits_for(KnowledgeBase(index), "MGM Resorts Las Vegas Strip net revenues", top_k=10)
-    assert all(h.document != MGM.name for h in hits)
+    assert hits and all(h.document != MGM.name for h in hits)
 
 
 def test_update_errors_name_what_is_wrong(small_index: Path, cache_dir: Path, tmp_path: Path) -> None:
