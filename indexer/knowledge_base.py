@@ -9,9 +9,12 @@ functions over a :class:`~indexer.index.reader.LoadedIndex`, which no caller rea
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import NamedTuple
+
+from pydantic import ValidationError
 
 from indexer.answers import (
     ClaimChecks,
@@ -33,7 +36,7 @@ from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
-from indexer.evidence.notes import document_outlines
+from indexer.evidence.notes import Outlines, document_outlines
 from indexer.evidence.outline import Section
 from indexer.evidence.page_budget import bounded
 from indexer.evidence.periods import ReportPeriod
@@ -69,6 +72,8 @@ from indexer.statement_reading import StatementReader, financials_answer
 
 FINANCIAL_DOCUMENTS = 12  # documents one get_financials call reads at most (each: its statement pages)
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
+
+logger = logging.getLogger(__name__)
 
 
 class FinancialsOutcome(NamedTuple):
@@ -319,7 +324,7 @@ class KnowledgeBase:
             with self._lock:
                 cached = self._outlines.get(document)
             if cached is None:
-                kept = read_outlines(self._index.folder, meta)  # computed at build time
+                kept = self._kept_outlines(meta)
                 if kept is None:  # an index built before outlines were kept
                     kept = document_outlines([self.page(document, n).lines for n in range(1, meta.pages + 1)])
                 cached = (kept.statements, kept.sections)
@@ -328,6 +333,15 @@ class KnowledgeBase:
                         self._outlines.pop(next(iter(self._outlines)))
                     self._outlines[document] = cached
         return cached
+
+    def _kept_outlines(self, meta: DocumentMeta) -> Outlines | None:
+        """The outlines the build computed and kept beside the pages (None: computed here instead)."""
+        kept = read_outlines(self._index.folder, meta)
+        try:
+            return Outlines.model_validate(kept) if kept is not None else None
+        except ValidationError:
+            logger.warning("the outline kept for %s is from another version; computing it again", meta.document)
+            return None
 
     def financial_rows(self, document: str) -> list[FinancialRow]:
         """Every figure of the document's primary statements and key-data tables (computed once per version)."""

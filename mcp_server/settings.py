@@ -95,18 +95,10 @@ def parse_settings(argv: list[str] | None = None) -> ServerSettings:
     parser = argparse.ArgumentParser(
         prog="filings-mcp", description="MCP server (stdio or HTTP) over an index built by `filings-index build`."
     )
-    parser.add_argument(
-        "--index",
-        type=Path,
-        default=os.environ.get("FILINGS_INDEX"),
-        help="index folder (default: $FILINGS_INDEX)",
-    )
-    parser.add_argument(
-        "--cache-dir",
-        type=Path,
-        default=None,
-        help="cache folder (model graph, vectors, jieba's dictionary): yours alone, or refused",
-    )
+    index_help = "index folder (default: $FILINGS_INDEX)"
+    parser.add_argument("--index", type=Path, default=os.environ.get("FILINGS_INDEX"), help=index_help)
+    cache_help = "cache folder (model graph, vectors, jieba's dictionary): yours alone, or refused"
+    parser.add_argument("--cache-dir", type=Path, default=None, help=cache_help)
     parser.add_argument(
         "--load-timeout", type=float, default=120.0, help="seconds a call waits for the index to finish loading"
     )

@@ -338,6 +338,11 @@ class Outlines(BaseModel):
     statements: list[Section]
     sections: list[Section]
 
+    def kept(self) -> dict[str, list[dict[str, object]]]:
+        """Both outlines as the index keeps them: each section whole, its heading's line too (which answers omit)."""
+        return {name: [s.model_dump() | {"line": s.line} for s in getattr(self, name)]
+                for name in ("statements", "sections")}  # fmt: skip
+
 
 def document_outlines(pages: list[list[Line]]) -> Outlines:
     """Both outlines of a document from its pages' lines (furniture marked)."""

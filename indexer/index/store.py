@@ -21,7 +21,6 @@ from pydantic import BaseModel, Field, ValidationError, model_validator
 from indexer import __version__
 from indexer.core.errors import FilingsError, IndexLoadError
 from indexer.core.models import SHA256_PATTERN, Chunk, DocumentMeta, Page, RelativeName, Table
-from indexer.evidence.notes import Outlines
 from indexer.index.chunk_table import ChunkTable, write_chunk_table
 from indexer.index.layout import MANIFEST, OWNER_MARK, SCHEMA_VERSION, Layout
 
@@ -330,26 +329,23 @@ def read_page(
         raise IndexLoadError(f"cannot read page {number} from {path} ({exc}); rebuild the index") from exc
 
 
-def write_outlines(folder: Path, meta: DocumentMeta, outlines: Outlines) -> None:
-    """Each section whole, the heading's line too (which tool answers leave out)."""
-    kept = {
-        name: [s.model_dump() | {"line": s.line} for s in getattr(outlines, name)]
-        for name in ("statements", "sections")
-    }
+def write_outlines(folder: Path, meta: DocumentMeta, kept: dict[str, list[dict[str, object]]]) -> None:
+    """The document's outlines as the build computed them (evidence/notes.py ``Outlines.kept``)."""
     Layout(folder).outlines(meta.sha256).write_text(json.dumps(kept, ensure_ascii=False), encoding="utf-8")
 
 
-def read_outlines(folder: Path, meta: DocumentMeta) -> Outlines | None:
-    """The outlines the build kept for ``meta``; None for an index built before they were kept (or a damaged
-    file, which the caller computes again and says so in the log)."""
+def read_outlines(folder: Path, meta: DocumentMeta) -> dict[str, object] | None:
+    """The outlines the build kept for ``meta``, as written; None for an index built before they were kept (or a
+    damaged file, which the caller computes again, said in the log)."""
     path = Layout(folder).outlines(meta.sha256)
     try:
-        return Outlines.model_validate_json(path.read_bytes())
+        kept = json.loads(path.read_bytes())
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         logger.warning("the outline kept for %s is unreadable (%s); computing it again", meta.document, exc)
         return None
+    return kept if isinstance(kept, dict) else None
 
 
 def read_pages(folder: Path, meta: DocumentMeta) -> list[Page]:

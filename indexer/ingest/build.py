@@ -303,7 +303,7 @@ def _write_version(
     for doc in parsed:
         write_pages(staging, doc.meta, doc.pages)
         if doc.outlines is not None:
-            write_outlines(staging, doc.meta, doc.outlines)
+            write_outlines(staging, doc.meta, doc.outlines.kept())
         write_pdf(staging, doc.meta, doc.pdf, doc.original, stored=doc.stored)
     write_chunks(staging, chunks)
     manifest = Manifest(
