@@ -140,3 +140,29 @@ def test_an_image_behind_non_image_filters_is_refused_within_the_memory_budget(t
         pool.close()
     after = resident_mb(os.getpid())
     assert before is not None and after is not None and after - before < 100
+
+
+def test_past_eight_waiting_calls_a_render_is_told_the_renderer_is_busy(tmp_path: Path) -> None:
+    """Calls waiting for a worker hold the server's threads: past eight, a call is answered at once."""
+    pages = [tmp_path / f"bomb{i}.pdf" for i in range(14)]
+    for path in pages:
+        path.write_bytes(form_fanout(7))
+    pool = RenderPool(workers=1, timeout=0.3)
+    messages: list[str] = []
+
+    def render(path: Path) -> None:
+        try:
+            pool.render(path, 1, [])
+        except RenderError as exc:
+            messages.append(str(exc))
+
+    threads = [threading.Thread(target=render, args=(path,)) for path in pages]
+    try:
+        for thread in threads:
+            thread.start()
+    finally:
+        for thread in threads:
+            thread.join()
+        pool.close()
+    busy = [m for m in messages if m.startswith("the renderer is busy")]
+    assert len(messages) == 14 and len(busy) >= 14 - 1 - 8  # one rendering, eight waiting, the rest told at once

@@ -34,6 +34,7 @@ RENDER_TIMEOUT_S = 5.0  # one page's render, in the worker
 RENDER_MEMORY_MB = 512  # what a render may allocate above the worker's own baseline
 RENDER_WORKERS = 2  # renders at once per server; a third call waits for a worker
 WAIT_FOR_WORKER_S = 30.0  # how long a call waits for a free worker before it is told the renderer is busy
+MAX_WAITING = 8  # calls waiting for a worker at once; one more is told at once (waiting calls hold server threads)
 REFUSED_MEMORY = 256  # pages remembered as refused (oldest forgotten first)
 STARTUP_S = 20.0  # how long a fresh worker may take to import PDFium and Pillow and say it is ready
 
@@ -131,6 +132,7 @@ class RenderPool:
         for _ in range(workers):
             self._idle.put(None)  # a slot; its worker starts on first use
         self._refused: dict[tuple[str, int], str] = {}
+        self._waiting = 0
         self._lock = threading.Lock()
 
     def render(
@@ -139,14 +141,23 @@ class RenderPool:
         """:func:`render_png` in a worker, within the budget; :class:`RenderError` naming the page if it is not."""
         where = f"page {page} of {name or pdf.name}"
         key = (str(pdf), page)
+        busy = f"the renderer is busy ({self.workers} renders running, more waiting); ask again in a moment"
         with self._lock:
             refused = self._refused.get(key)
+            crowded = self._waiting >= MAX_WAITING
+            if refused is None and not crowded:
+                self._waiting += 1
         if refused is not None:
             raise RenderError(f"{where} {refused} (refused earlier; not tried again)")
+        if crowded:
+            raise RenderError(busy)
         try:
             worker = self._idle.get(timeout=WAIT_FOR_WORKER_S)
         except queue.Empty:
-            raise RenderError(f"the renderer is busy ({self.workers} renders running); ask again in a moment") from None
+            raise RenderError(busy) from None
+        finally:
+            with self._lock:
+                self._waiting -= 1
         try:
             if worker is None or not worker.alive:
                 worker = _Worker(self.memory_mb)
