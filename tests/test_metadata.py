@@ -202,3 +202,22 @@ def test_a_report_titled_with_its_year_end_and_a_cover_that_is_all_picture() -> 
     assert (described["company"], described["form"], described["year"], described["period_end"]) == (
         "abrdn Japan Investment Trust plc", "annual report", 2022, "2022-03-31",
     )  # fmt: skip
+
+
+def test_an_annual_report_whose_cover_names_no_year_takes_the_year_its_pages_say_ended() -> None:
+    """The cover's year is in a picture (OCR reads "Annual Report" and the logo): the year is the one the auditor's
+    report and the statements say ended, not a year a letter mentions or the comparatives' year."""
+    pages = _pages(
+        "Annual\nReport\nYellowPages",
+        "Table of Contents\nIndependent Auditor's Report........29",
+        "Message to Shareholders\nI am pleased to report that 2022 was yet another year; in 2023 we expect more.",
+        "Independent Auditor's Report\nWe have audited the financial statements for the year ended December 31, 2022",
+        "Consolidated Statements of Income\nFor the years ended December 31, 2022 and 2021",
+        "Consolidated Statements of Cash Flows\nFor the years ended December 31, 2022 and 2021\nYear ended December 31, 2021",
+    )
+    described = describe("report.pdf", pages)
+    assert (described["form"], described["period"], described["period_end"], described["year"]) == (
+        "annual report", "FY2022", "2022-12-31", 2022,
+    )  # fmt: skip
+    no_year = describe("report.pdf", pages[:3])  # nothing says a year ended: no year is guessed from the letter
+    assert no_year["period_end"] is None

@@ -299,6 +299,11 @@ def describe(file_name: str, pages: list[Page]) -> dict[str, object]:
     if end is None and form == "annual report" and (named := period_year(period)):
         # "For the years ended December 31 2022 2021 …" over the highlights, "12 months to 31 March 2022"
         end = next((ended for ended in period_ends(opening) if ended.startswith(str(named))), None)
+    if end is None and period is None and form == "annual report" and (ends := Counter(period_ends(opening))):
+        # a cover that names no year (it is in a picture): the date the report's own pages most often say its year
+        # ended ("for the year ended December 31, 2022": the auditor's report, each statement's heading)
+        end = ends.most_common(1)[0][0]
+        period = f"FY{year_ending(end)}"
     year = fiscal_year(
         file_name, _first_text(pages, FISCAL_PAGES), end, period_year(period), annual=is_fiscal_year(text)
     )
