@@ -213,7 +213,8 @@ def test_an_annual_report_whose_cover_names_no_year_takes_the_year_its_pages_say
         "Message to Shareholders\nI am pleased to report that 2022 was yet another year; in 2023 we expect more.",
         "Independent Auditor's Report\nWe have audited the financial statements for the year ended December 31, 2022",
         "Consolidated Statements of Income\nFor the years ended December 31, 2022 and 2021",
-        "Consolidated Statements of Cash Flows\nFor the years ended December 31, 2022 and 2021\nYear ended December 31, 2021",
+        "Consolidated Statements of Cash Flows\nFor the years ended December 31, 2022 and 2021\n"
+        "Year ended December 31, 2021",
     )
     described = describe("report.pdf", pages)
     assert (described["form"], described["period"], described["period_end"], described["year"]) == (
