@@ -87,6 +87,8 @@ def _meta(company: str) -> DocumentMeta:
         ("3M Company", "Is 3M a capital-intensive business based on FY2022 data?"),
         ("Johnson & Johnson", "What drove J&J's pharmaceutical sales?"),
         ("The Procter & Gamble Company", "P&G gross margin in FY2023"),
+        ("PG&E CORPORATION", "Is PG&E a capital-intensive business based on FY2021 data?"),  # the name itself
+        ("AT&T Inc.", "AT&T wireless service revenues"),
     ],
 )
 def test_short_forms_reach_the_company(company: str, question: str) -> None:
@@ -94,7 +96,8 @@ def test_short_forms_reach_the_company(company: str, question: str) -> None:
 
 
 def test_short_forms_name_no_other_company() -> None:
-    assert short_forms("AT&T Inc.") == set()  # an ampersand inside one word is the name itself
+    assert short_forms("AT&T Inc.") == short_forms("PG&E Corporation") == set()  # an ampersand inside one word
+    assert not names_company(_meta("PG&E CORPORATION"), "P&E ratio of the utility sector")  # not P&E
     assert not names_company(_meta("Adobe Inc."), "Is 3M a capital-intensive business?")
     assert not names_company(_meta("Best Buy Co., Inc."), "Does AMEX have an improving margin?")
 

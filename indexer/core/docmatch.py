@@ -142,6 +142,8 @@ def _aliases_cached(meta_json: str) -> Aliases:
             words.add(first)  # "3M Company" goes by 3M
         if acronym := initials(stripped):
             exact.add(acronym)
+        if "&" in (joined := next(iter(_RAW_WORD.findall(name)), "")):
+            exact.add(joined)  # a name that begins with one word joined by an ampersand goes by it: PG&E, AT&T
         for form in short_forms(name):  # J&J as printed; AmEx, Amex or AMEX
             (exact if "&" in form else words).add(form if "&" in form else form.lower())
     for ticker in meta.tickers:
@@ -160,7 +162,7 @@ def short_forms(name: str) -> set[str]:
     "Procter & Gamble" → P&G) and the first two letters of each word ("American Express" → AmEx, matched in any
     case as AMEX)."""
     found: set[str] = set()
-    left, amp, right = _LEGAL_SUFFIXES.sub(" ", name.lower()).partition("&")
+    left, amp, right = _LEGAL_SUFFIXES.sub(" ", name.lower()).partition(" & ")  # between words: not PG&E's
     if amp and left.strip().isalpha() and right.strip().isalpha():  # one word on each side
         found.add(f"{left.strip()[0]}&{right.strip()[0]}".upper())
     words = re.findall(r"[a-z]+", without_legal_form(name))
