@@ -28,16 +28,19 @@ def _pdf(objects: list[bytes]) -> bytes:
     return bytes(out)
 
 
-def _one_page(stream: bytes) -> bytes:
-    """A one-page PDF (612 × 842 pt) drawing ``stream`` with Helvetica as /F1."""
+def _one_page(stream: bytes, objects: tuple[bytes, ...] = (), xobjects: bytes = b"", page_keys: bytes = b"") -> bytes:
+    """A one-page PDF (612 × 842 pt) drawing ``stream`` with Helvetica as /F1; ``objects`` follow as objects 6, 7 …,
+    ``xobjects`` names some of them in the page's resources ("/Im1 6 0 R"), ``page_keys`` adds to the page."""
+    resources = b"/Font << /F1 5 0 R >>" + (b" /XObject << %s >>" % xobjects if xobjects else b"")
     return _pdf(
         [
             b"<< /Type /Catalog /Pages 2 0 R >>",
             b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R "
-            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R %s /Resources << %s >> >>"
+            % (page_keys, resources),
             b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
             b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            *objects,
         ]
     )
 
@@ -139,21 +142,7 @@ def form_fanout(levels: int, fan: int = 10, where: str = "page") -> bytes:
     if where == "annotation":
         annots = b"/Annots [%d 0 R]" % (first + levels)
         extra = [b"<< /Type /Annot /Subtype /Square /Rect [0 0 600 800] /AP << /N %d 0 R >> >>" % first]
-    page = (
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R %s "
-        b"/Resources << /Font << /F1 5 0 R >> /XObject << /X1 %d 0 R >> >> >>" % (annots, first)
-    )
-    return _pdf(
-        [
-            b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            page,
-            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            *forms,
-            *extra,
-        ]
-    )
+    return _one_page(stream, (*forms, *extra), xobjects=b"/X1 %d 0 R" % first, page_keys=annots)
 
 
 def _pages(streams: list[bytes]) -> bytes:
@@ -219,14 +208,4 @@ def image_behind_filters(side: int = 20000) -> bytes:
         + b"\nendstream"
     )
     stream = b"BT /F1 12 Tf 72 720 Td (Consolidated balance sheet) Tj ET\nq 500 0 0 500 50 100 cm /Im1 Do Q"
-    return _pdf(
-        [
-            b"<< /Type /Catalog /Pages 2 0 R >>",
-            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Contents 4 0 R "
-            b"/Resources << /Font << /F1 5 0 R >> /XObject << /Im1 6 0 R >> >> >>",
-            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-            image,
-        ]
-    )
+    return _one_page(stream, (image,), xobjects=b"/Im1 6 0 R")

@@ -96,33 +96,43 @@ def test_the_budget_is_time_as_well_as_memory(tmp_path: Path) -> None:
         pool.close()
 
 
-def test_at_most_two_renders_run_at_once(tmp_path: Path) -> None:
-    pages = [tmp_path / f"bomb{i}.pdf" for i in range(4)]
-    for path in pages:
+def _bombs(folder: Path, count: int) -> list[Path]:
+    paths = [folder / f"bomb{i}.pdf" for i in range(count)]
+    for path in paths:
         path.write_bytes(form_fanout(7))
-    pool = RenderPool(workers=2, timeout=2)
-    seen: list[int] = []
-    errors: list[Exception] = []
+    return paths
+
+
+def _render_at_once(pool: RenderPool, paths: list[Path], watch: list[int] | None = None) -> list[str]:
+    """Each page rendered in its own thread, all at once; what each was told. ``watch`` gets the count of render
+    workers alive, sampled while they run. The pool is closed after."""
+    told: list[str] = []
 
     def render(path: Path) -> None:
         try:
             pool.render(path, 1, [])
         except RenderError as exc:
-            errors.append(exc)
+            told.append(str(exc))
 
-    threads = [threading.Thread(target=render, args=(path,)) for path in pages]
-    idle = _children_rendering()  # other pools' workers (the server's own), idle
+    threads = [threading.Thread(target=render, args=(path,)) for path in paths]
     try:
         for thread in threads:
             thread.start()
-        while any(thread.is_alive() for thread in threads):
-            seen.append(_children_rendering())
+        while watch is not None and any(thread.is_alive() for thread in threads):
+            watch.append(_children_rendering())
             time.sleep(0.05)
     finally:
         for thread in threads:
             thread.join()
         pool.close()
-    assert len(errors) == 4 and max(seen) - idle == 2
+    return told
+
+
+def test_at_most_two_renders_run_at_once(tmp_path: Path) -> None:
+    idle = _children_rendering()  # other pools' workers (the server's own), idle
+    seen: list[int] = []
+    told = _render_at_once(RenderPool(workers=2, timeout=2), _bombs(tmp_path, 4), seen)
+    assert len(told) == 4 and max(seen) - idle == 2
 
 
 def test_an_image_behind_non_image_filters_is_refused_within_the_memory_budget(tmp_path: Path) -> None:
@@ -144,25 +154,6 @@ def test_an_image_behind_non_image_filters_is_refused_within_the_memory_budget(t
 
 def test_past_eight_waiting_calls_a_render_is_told_the_renderer_is_busy(tmp_path: Path) -> None:
     """Calls waiting for a worker hold the server's threads: past eight, a call is answered at once."""
-    pages = [tmp_path / f"bomb{i}.pdf" for i in range(14)]
-    for path in pages:
-        path.write_bytes(form_fanout(7))
-    pool = RenderPool(workers=1, timeout=0.3)
-    messages: list[str] = []
-
-    def render(path: Path) -> None:
-        try:
-            pool.render(path, 1, [])
-        except RenderError as exc:
-            messages.append(str(exc))
-
-    threads = [threading.Thread(target=render, args=(path,)) for path in pages]
-    try:
-        for thread in threads:
-            thread.start()
-    finally:
-        for thread in threads:
-            thread.join()
-        pool.close()
-    busy = [m for m in messages if m.startswith("the renderer is busy")]
-    assert len(messages) == 14 and len(busy) >= 14 - 1 - 8  # one rendering, eight waiting, the rest told at once
+    told = _render_at_once(RenderPool(workers=1, timeout=0.3), _bombs(tmp_path, 14))
+    busy = [message for message in told if message.startswith("the renderer is busy")]
+    assert len(told) == 14 and len(busy) >= 14 - 1 - 8  # one rendering, eight waiting, the rest told at once
