@@ -8,7 +8,7 @@ INDEX  := data/index
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 CLIENTS := .cache/clients
-.PHONY: install install-st clients demo index test test-st check fmt bench bench-scale bench-engines bench-wide clean
+.PHONY: install install-st clients demo index test test-fast test-st check fmt bench bench-scale bench-engines bench-wide clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,11 @@ clients: $(CLIENTS)/.installed $(CLIENTS)/ext-apps/.installed
 test: $(CORE) clients
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not serial"
 	$(BIN)/python -m pytest -q -m serial
+
+# The edit–test loop (≤ 60 s on 2 cores): no real model, no server in its own process, no real client, no browser,
+# none of the long hostile suites (tests/conftest.py marks what it leaves out). `make test` stays the whole suite.
+test-fast: $(CORE)
+	$(BIN)/python -m pytest -q -n 2 -m "not serial and not slow and not outside"
 
 # … which test-st installs (torch, CPU build) and tests on its own; CI runs both.
 test-st: $(ST)

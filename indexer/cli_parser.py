@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from indexer.core.statement_names import STATEMENTS
 from indexer.evaluate import SYSTEMS
-from indexer.evidence.financials import STATEMENTS
 from indexer.index.embed import DEFAULT_EMBEDDER, EMBED_BATCH
 from indexer.index.ray_embedder import LOCAL as RAY_HERE
 from indexer.index.storage import BACKENDS, LOCAL

@@ -6,14 +6,13 @@ text and its tables as rows; per statement its periods once and each row's print
 ``detail="full"`` adds the whole typed result under ``full`` (every line box, highlight and cell). The text renderings
 (``renderings.py``) are written from these briefs, so the two never say different things.
 
-A brief is built from a full model, not restated: it names that model (``built_from``), and each of its fields is one
-of that model's (the same name and type) or is ``derived`` from the fields it names (tests/test_structure.py checks).
+A brief is built from a full model by the functions here, not restated: its fields are taken from that
+model's, and the renderings' tests compare what the two say.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -24,8 +23,8 @@ from indexer.answers import (
     SearchHead,
     SearchResult,
 )
-from indexer.core.models import BODY, WIRE_DECIMALS, Box, Table, TableRow, wire_json
-from indexer.evidence.claim_checks import ClaimCheck, ClaimVerdict
+from indexer.core.models import BODY, WIRE_DECIMALS, Box, Table, wire_json
+from indexer.evidence.claim_checks import ClaimVerdict
 from indexer.search.retrieve import Hit
 from mcp_server.file_text import name_text
 from mcp_server.snippets import matched_passage
@@ -78,13 +77,6 @@ def shortened(text: str, limit: int, around: str | None = None) -> str:
 class PassageBrief(BaseModel):
     """A hit as shown: where to cite it, the passage text (cut to share the answer's budget) and one box."""
 
-    built_from: ClassVar[type[BaseModel]] = Hit
-    derived: ClassVar[dict[str, str]] = {
-        "document": "source", "page": "source", "printed": "source", "kind": "kind", "bbox": "boxes",
-        "row": "table_row",
-        "text": "content, highlights",
-    }  # fmt: skip
-
     document: str
     page: int = Field(description="1-based page to cite")
     printed: int | None = Field(description="the page number printed on that page, where it differs")
@@ -103,9 +95,6 @@ class PassageBrief(BaseModel):
 class PagePointer(BaseModel):
     """A hit in survey mode (``detail="pages"``): where it is, and its best sentence."""
 
-    built_from: ClassVar[type[BaseModel]] = Hit
-    derived: ClassVar[dict[str, str]] = {"document": "source", "page": "source", "line": "content"}
-
     document: str
     page: int
     section: str | None
@@ -113,9 +102,6 @@ class PagePointer(BaseModel):
 
 
 class SearchBrief(SearchHead):
-    built_from: ClassVar[type[BaseModel]] = SearchResult
-    derived: ClassVar[dict[str, str]] = {"hits": "hits"}
-
     hits: list[PassageBrief] | list[PagePointer]
 
 
@@ -212,17 +198,11 @@ def search_brief(result: SearchResult, survey: bool = False) -> SearchBrief:
 
 
 class RowBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = TableRow
-    derived: ClassVar[dict[str, str]] = {"label": "group, label", "values": "cells"}
-
     label: str = Field(description="the row label ('group › label' under a group line)")
     values: list[str] = Field(description="the figures as printed, one per column ('' where the row has none)")
 
 
 class TableBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = Table
-    derived: ClassVar[dict[str, str]] = {"bbox": "box", "rows": "rows"}
-
     title: str | None
     bbox: Box
     columns: list[str] = Field(description="each value column's header as printed")
@@ -230,9 +210,6 @@ class TableBrief(BaseModel):
 
 
 class PageBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = PageResult
-    derived: ClassVar[dict[str, str]] = {"page": "number", "flags": "has_text, unreadable, ocr", "tables": "tables"}
-
     document: str
     page: int
     page_count: int
@@ -276,9 +253,6 @@ def page_brief(page: PageResult) -> PageBrief:
 
 
 class QuoteBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = QuoteLocation
-    derived: ClassVar[dict[str, str]] = {"bboxes": "boxes", "boxes_total": "boxes"}
-
     document: str
     requested_page: int
     page: int = Field(description="the page the match is on (a neighbouring page when the note says so)")
@@ -310,9 +284,6 @@ def quote_brief(found: QuoteLocation) -> QuoteBrief:
 
 
 class ClaimBrief(ClaimVerdict):
-    built_from: ClassVar[type[BaseModel]] = ClaimCheck
-    derived: ClassVar[dict[str, str]] = {"bbox": "boxes", "candidates": "boxes"}
-
     bbox: Box | None = Field(
         description="one box around the matched text (a table cell's own box) or its first candidate"
     )
@@ -320,9 +291,6 @@ class ClaimBrief(ClaimVerdict):
 
 
 class ClaimsBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = ClaimChecks
-    derived: ClassVar[dict[str, str]] = {"counts": "checks", "checks": "checks"}
-
     counts: dict[str, int] = Field(description="claims per status")
     checks: list[ClaimBrief]
 

@@ -3,8 +3,6 @@ once (as printed, English, stock code, tickers, pinyin), without the per-page li
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel, Field
 
 from indexer.answers import CatalogueHead, DocumentList
@@ -12,13 +10,6 @@ from indexer.core.models import DocumentMeta
 
 
 class DocumentBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = DocumentMeta
-    derived: ClassVar[dict[str, str]] = {
-        "period": "period, year", "broker": "broker, rating", "not_searchable": "pages_without_text, pages_unreadable",
-        "ocr_pages": "pages_ocr", "unconfirmed": "company_verified, form_verified, period_end_verified",
-        "names": "company, english_name, stock_code, tickers, company_pinyin",
-    }  # fmt: skip
-
     document: str
     company: str | None
     names: list[str] = Field(
@@ -39,9 +30,6 @@ class DocumentBrief(BaseModel):
 
 
 class DocumentsBrief(CatalogueHead):
-    built_from: ClassVar[type[BaseModel]] = DocumentList
-    derived: ClassVar[dict[str, str]] = {"documents": "documents"}
-
     documents: list[DocumentBrief]
 
 

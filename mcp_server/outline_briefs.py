@@ -4,8 +4,6 @@ records they cost five times what the lines do). ``detail="full"`` gives every n
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel, Field
 
 from indexer.answers import Outline
@@ -16,9 +14,6 @@ NOTE_TITLE_CHARS = 70  # a note's title (a heading run into the next column's te
 
 
 class SectionBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = Section
-    derived: ClassVar[dict[str, str]] = {"pages": "page_start, page_end", "notes": "kind, key, title, page_start"}
-
     key: str = Field(description="what read_section accepts")
     title: str
     level: int
@@ -31,9 +26,6 @@ class SectionBrief(BaseModel):
 
 
 class OutlineBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = Outline
-    derived: ClassVar[dict[str, str]] = {"sections": "sections"}
-
     document: str
     sections: list[SectionBrief]
 

@@ -3,8 +3,6 @@ get_page gives it for that page alone (``briefs.py``'s PageBrief)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pydantic import BaseModel, Field
 
 from indexer.answers import PageRange
@@ -12,9 +10,6 @@ from mcp_server.briefs import PageBrief, page_brief
 
 
 class PagesBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = PageRange
-    derived: ClassVar[dict[str, str]] = {"pages": "pages"}
-
     pages: list[PageBrief] = Field(description="each page asked for, in order, as get_page gives it alone")
 
 

@@ -1,12 +1,10 @@
 """get_financials' compact answer, as data and as text: per statement table its periods once (each with the filer's
 fiscal year and the calendar date it ends), where its scale and currency were read, what is not established, and
-each row's printed figures. The text is written from the brief, so the two never say different things. Each brief
-names the model it is built from (see briefs.py)."""
+each row's printed figures. The text is written from the brief, so the two never say different things."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -24,9 +22,6 @@ SOURCE_CHARS = 60  # a scale's or currency's printed source, as quoted in the co
 
 
 class PeriodBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = FinancialRow
-    derived: ClassVar[dict[str, str]] = {"end": "period_end"}
-
     period: str = Field(description="the column header as printed")
     end: str | None = Field(description="ISO date the period ends")
     months: int | None = Field(description="3, 6, 9 or 12 for a duration; null for a balance date")
@@ -34,11 +29,6 @@ class PeriodBrief(BaseModel):
 
 
 class FigureRowBrief(BaseModel):
-    built_from: ClassVar[type[BaseModel]] = FinancialRow
-    derived: ClassVar[dict[str, str]] = {
-        "figures": "value_printed", "unverified": "verified", "xbrl_differs": "xbrl_agrees, xbrl_value"
-    }  # fmt: skip
-
     label: str
     concept: str | None
     unit: str = Field(description="currency, per_share, shares or percent")
@@ -52,12 +42,6 @@ class FigureRowBrief(BaseModel):
 
 class StatementBrief(BaseModel):
     # One statement table on a document's page: Financials' rows, grouped (a docstring would be in the schema).
-    built_from: ClassVar[type[BaseModel]] = Financials
-    derived: ClassVar[dict[str, str]] = {
-        "document": "rows", "page": "rows", "statement": "rows", "currency": "rows", "scale_from": "rows",
-        "currency_from": "rows", "missing": "rows", "checks": "identities", "bbox": "rows", "periods": "rows",
-        "rows": "rows",
-    }  # fmt: skip
 
     document: str
     page: int
@@ -73,9 +57,6 @@ class StatementBrief(BaseModel):
 
 
 class FinancialsBrief(FinancialsHead):
-    built_from: ClassVar[type[BaseModel]] = Financials
-    derived: ClassVar[dict[str, str]] = {"statements": "rows, identities"}
-
     statements: list[StatementBrief]
 
 

@@ -155,6 +155,22 @@ def _run_summary() -> list[str]:
     ]
 
 
+# What `make test-fast` leaves out, for the edit–test loop (`make test` runs it all): tests that load the real model,
+# and the files whose tests start a server in its own process, drive a real MCP client, Milvus, Ray or a browser.
+_REAL_MODEL = frozenset({"e5_samples_index_dir", "e5_samples_index", "e5_samples_kb"})
+_OUTSIDE_FILES = frozenset({
+    "test_clients.py", "test_evidence_app.py", "test_http_transport.py", "test_server_e2e.py", "test_protocol.py",
+    "test_milvus.py", "test_milvus_attacks.py", "test_two_phase.py", "test_cli.py", "test_onnx_embedder.py",
+    "test_docs.py", "test_attacks.py", "test_attacks_fourth.py", "test_index_files_attacks.py", "test_updates.py",
+})  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in _OUTSIDE_FILES or _REAL_MODEL & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.outside)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     output = getattr(session.config, "workeroutput", None)  # a pytest-xdist worker: hand the lines to the controller
     if output is not None:

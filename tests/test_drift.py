@@ -100,7 +100,8 @@ def test_other_statement_titles_are_refused_and_an_older_record_is_not(index: Pa
     manifest = json.loads((index / MANIFEST).read_text())
     _edit(index, vocabulary={"vocabulary.toml:statements": "0" * 16})
     (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])
-    assert search.is_error and "vocabulary.toml:statements (the statements' titles and rows" in search.content[0].text
+    said = "vocabulary.toml:statements (the statements' and sections' titles and rows"
+    assert search.is_error and said in search.content[0].text
     del manifest["vocabulary"]["vocabulary.toml:statements"]
     (index / MANIFEST).write_text(json.dumps(manifest, indent=2))
     (search,) = call_tools(index, cache_dir, [("search_reports", {"query": "营业收入"})])

@@ -26,6 +26,7 @@ import pytest
 import indexer
 import mcp_server
 from indexer.core.sections import _routes, headings
+from indexer.data.vocabulary import vocabulary
 from indexer.evidence.concepts import concepts
 from indexer.evidence.outline import _statement_titles
 from indexer.evidence.statement_content import _markers
@@ -88,6 +89,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
     data += [(f"vocabulary.toml judgements {terms[:1]}", p) for p, terms in _judgements()]
     data += [(f"vocabulary.toml statements.{label} (page heading)", p) for label, p in headings()]
     data += [(f"vocabulary.toml statements.{label} (outline)", p) for label, p in _statement_titles()]
+    for kind in vocabulary().section_kinds:
+        compiled = [kind.titles, kind.headings, kind.topics, *(p for _, p in kind.reports)]
+        data += [(f"vocabulary.toml {kind.home}", p) for p in compiled if p is not None]
     data += [(f"vocabulary.toml statements.{k}.rows.{r}", p) for k, rows in _markers().items() for r, p in rows.items()]
     for key, pattern in data:
         found.setdefault((pattern.pattern, pattern.flags), (key, pattern))

@@ -3,9 +3,13 @@ from indexer.core.sections import (
     discussion_subheading,
     heading_label,
     question_sections,
+    report_key,
     title_label,
     topic_heading,
 )
+from indexer.core.statement_names import LABEL_OF_STATEMENT
+from indexer.data.pattern_examples import examples
+from indexer.data.vocabulary import vocabulary
 
 
 def _lines(*texts: str) -> list[Line]:
@@ -112,3 +116,68 @@ def test_a_management_discussion_is_the_narrative_with_or_without_its_possessive
         assert title_label(title) == "mdna", title
     assert heading_label(_lines("MANAGEMENT DISCUSSION AND ANALYSIS", "BUSINESS REVIEW")) == "mdna"
     assert title_label("Management Team") is None and title_label("Risk Management") == "risk_factors"
+
+
+def _kind_texts() -> list[tuple[str, str, str]]:
+    """(kind, field, text) for every way through every title, heading, topic and report of every section kind."""
+    words = vocabulary()
+    found = []
+    for name, s in words.sections.items():
+        fields = [("titles", s.titles), ("headings", s.headings), ("topics", s.topics), ("reports", s.reports.values())]
+        found += [(name, field, text) for field, patterns in fields for p in patterns for text in examples(p)]
+    return found
+
+
+def test_every_reader_of_a_section_kind_agrees() -> None:
+    """Every title, heading, topic and report title of every kind, run through the four readers as the indexer calls
+    them (an outline entry's title, a page's first heading, a sub-heading, an annual report's own section line): each
+    reader names the kind it is written under, or nothing, never another kind."""
+    texts = _kind_texts()
+    assert len(texts) > 100 and {kind for kind, _, _ in texts} == set(vocabulary().sections)
+    disagree = []
+    for kind, field, text in texts:
+        printed = text[:1].upper() + text[1:]  # a heading, a sub-heading start with a capital
+        own = {kind, None}
+        read = {
+            "title": title_label(printed) if vocabulary().sections[kind].page_label else None,
+            "heading": heading_label(_lines(printed)) if vocabulary().sections[kind].page_label else None,
+            "topic": topic_heading(printed)[1],
+            "report": next(
+                (
+                    k.name
+                    for k in vocabulary().section_kinds
+                    if k.report_key(printed) == report_key(printed) and report_key(printed)
+                ),
+                None,
+            ),
+        }
+        disagree += [f"{kind}.{field} {text!r}: {reader} reads {label}" for reader, label in read.items()
+                     if label not in own]  # fmt: skip
+    assert not disagree, disagree
+    # each field is read by its own reader: a kind's topics are topics, its headings headings …
+    assert topic_heading("重大风险提示") == (True, "risk_factors") and title_label("九、重大风险提示") == "risk_factors"
+    assert heading_label(_lines("重大风险提示")) == "risk_factors"
+    assert title_label("Risk Management") == "risk_factors" and report_key("Risk Management") == "risk_report"
+
+
+def test_a_report_title_gives_its_section_key() -> None:
+    assert report_key("Directors' Remuneration Report (audited)") == "remuneration_report"
+    assert report_key("Chairman’s Statement") == "chairmans_statement"
+    assert report_key("Financial Statements") == "financial_statements"
+    assert report_key("Remuneration") is None  # a report's own section is titled whole
+
+
+def test_every_statement_concept_term_routes_to_its_statements() -> None:
+    """A concept's terms route to the statements that print it with no hand route: goodwill and 商誉 to the balance
+    sheet, whatever else the hand routes add."""
+    words = vocabulary()
+    astray = [
+        (name, term)
+        for name, concept in words.statement_concepts.items()
+        for term in set(concept.terms) - set(concept.unrouted)
+        if not {LABEL_OF_STATEMENT[s] for s in concept.statements} <= set(question_sections(f"What was the {term}?"))
+    ]
+    assert sum(len(c.terms) for c in words.statement_concepts.values()) > 150 and not astray, astray
+    assert question_sections("商誉是多少") == ("balance_sheet",)
+    assert question_sections("goodwill")[:1] == ("balance_sheet",)  # the hand route's order first
+    assert "income_statement" not in question_sections("the goodwillful company")  # a term is a whole word

@@ -10,40 +10,17 @@ import functools
 import re
 
 from indexer.core.models import Line
+from indexer.core.statement_names import LABEL_OF_STATEMENT
 from indexer.core.text import CJK
 from indexer.data import data_lines
+from indexer.data.section_kinds import SectionKind
 from indexer.data.vocabulary import vocabulary
-
-# The primary statements' page labels (their pages are the answer to judgement questions that name none of their words).
-STATEMENT_LABELS = frozenset({"income_statement", "balance_sheet", "cash_flow", "equity"})
-
-# Headings of the parts of a filing that are no statement: (label, pattern), checked after the statements' titles
-# (the vocabulary's `statements`) on short lines near the top of a page.
-_PART_HEADINGS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "key_figures",
-        re.compile(
-            r"^selected\s+(?:consolidated\s+)?financial\s+data|^financial\s+highlights|主要会计数据和财务指标", re.I
-        ),
-    ),
-    (
-        "mdna",
-        re.compile(
-            r"^item\s*[27]\.?\s*management(?:.s)?\s+discussion|^management(?:.s)?\s+discussion\s+and\s+analysis|管理层讨论与分析|经营情况讨论与分析",
-            re.I,
-        ),
-    ),
-    ("risk_factors", re.compile(r"^item\s*1a\.?\s*risk\s+factors|^risk\s+factors$|可能面对的风险|风险因素", re.I)),
-    ("business", re.compile(r"^item\s*1\.?\s*business|公司业务概要|主要业务", re.I)),
-    ("legal", re.compile(r"^item\s*3\.?\s*legal\s+proceedings|^legal\s+proceedings$|重大诉讼", re.I)),
-]
 
 
 @functools.cache
 def headings() -> list[tuple[str, re.Pattern[str]]]:
-    """(label, pattern) of every heading that starts a labelled part, in the order they are tried: each statement's
-    titles from the vocabulary (a line that starts with one, "Consolidated" or 合并 before it or not), then the
-    parts that are no statement."""
+    """(label, pattern) of each statement's heading: a line that starts with one of its titles in the vocabulary,
+    "Consolidated" or 合并 before it or not. The other parts are read from their own tables (:func:`find_heading`)."""
     words = vocabulary()
     before, before_zh = words.statement_titles.before, words.statement_titles.before_zh
     found = []
@@ -53,7 +30,33 @@ def headings() -> list[tuple[str, re.Pattern[str]]]:
         forms = [f"^{before}(?:{'|'.join(statement.titles)})"]
         forms += [f"^{before_zh}?(?:{'|'.join(statement.titles_zh)})"] if statement.titles_zh else []
         found.append((label, re.compile("|".join(forms), re.I)))
-    return found + _PART_HEADINGS
+    return found
+
+
+@functools.cache
+def _labelled_kinds() -> tuple[SectionKind, ...]:
+    return tuple(kind for kind in vocabulary().section_kinds if kind.page_label)
+
+
+@functools.cache
+def long_sections() -> frozenset[str]:
+    """Labels that carry over pages until the next heading (the vocabulary's ``long``): MD&A, the notes …"""
+    words = vocabulary()
+    long = [name for name, section in words.sections.items() if section.long]
+    return frozenset(long + [name for name, statement in words.statements.items() if statement.long])
+
+
+_ITEM_PREFIX = re.compile(r"^(?:item\s*\d{1,2}[a-c]?|part\s+[ivx]+|第\s*[一二三四五六七八九十]+\s*节)[\s.:—–-]*", re.I)
+
+
+def plain_title(text: str) -> str:
+    """A title as the section kinds read it: its Item, Part or 节 taken off, single spaces, straight apostrophes."""
+    return _ITEM_PREFIX.sub("", " ".join(text.replace("’", "'").split()))
+
+
+def _read(reader: str, text: str) -> str | None:
+    """The label of the first labelled kind that ``reader`` (data/section_kinds.py) takes ``text`` for."""
+    return next((kind.name for kind in _labelled_kinds() if kind.reads(reader, text)), None)
 
 
 _MAX_HEADING_WORDS = 14
@@ -62,51 +65,8 @@ _MAX_HEADING_WORDS = 14
 _HEADING_LIKE = re.compile(r"^(?=[A-Z0-9(（\u3400-\u9fff])(?!.*\$)(?!.*[a-z][.,;]$)")
 # Parts of a filing that run over many pages keep their label until the next heading; statements and tables
 # keep it for one more page at most.
-LONG_SECTIONS = frozenset({"mdna", "risk_factors", "notes", "business"})
 NARRATIVE = "mdna"  # the part that explains the figures: MD&A, an operating and financial review, 管理层讨论与分析
 
-# An outline section's title (a Part's Item, a 年报's 节, an annual report's own section) → the label of its pages.
-_TITLE_LABELS: list[tuple[str, re.Pattern[str]]] = [
-    (label, re.compile(pattern, re.I))
-    for label, pattern in (
-        ("risk_factors", r"risk factors|principal risks|risk report|risk management|可能面对的风险|风险因素"),
-        ("legal", r"legal proceedings|重大诉讼"),
-        ("key_figures", r"selected (?:consolidated )?financial data|financial highlights|"
-                        r"会计数据和财务指标|主要财务指标"),
-        ("mdna", r"management(?:.?s)? discussion|(?:operating|financial|business|operating and financial) review|"
-                 r"(?:investment )?manager.?s review|"
-                 r"management report|strategic report|chair\w*.?s (?:statement|letter|review|report)|chief executive|"
-                 r"经营情况讨论与分析|管理层讨论与分析|董事会报告"),
-        ("compensation", r"executive compensation|remuneration|薪酬"),
-        ("executive_officers", r"executive officers|directors.? report|governance|董事、监事、高级管理人员|"
-                               r"董事、监事和高级管理人员|公司治理"),
-        ("business", r"^business\b|公司业务概要|公司简介|主要业务"),
-        ("notes", r"^(?:consolidated )?financial statements(?: and supplementary data)?\W*$|^financial report\W*$|"
-                  r"财务报告|财务报表"),
-    )
-]  # fmt: skip
-# A sub-heading inside the notes or a long section that names a topic questions are asked about: the pages from
-# it to the next sub-heading carry the topic's label.
-_TOPICS: list[tuple[str, re.Pattern[str]]] = [
-    (label, re.compile(pattern, re.I))
-    for label, pattern in (
-        ("segments", r"(?:business |operating |reportable )?segments?(?: information| reporting| data| results)?|"
-                     r"(?:information|results) (?:about|by|of) (?:our )?(?:reportable |operating )?segments?|"
-                     r"geographic (?:information|areas?|data)|分部信息|报告分部"),
-        ("tax", r"(?:provision for )?income tax(?:es)?(?: expense)?|taxation|所得税(?:费用)?"),
-        ("legal", r"legal proceedings|litigation|legal matters|contingencies|commitments and contingencies|"
-                  r"contingent liabilities(?: and (?:contingent assets|commitments))?|"
-                  r"commitments and contingent liabilities|诉讼事项|或有事项"),
-        ("executive_officers", r"(?:information about )?(?:our )?executive officers(?: of (?:the )?registrant)?|"
-                               r"board of directors|directors and (?:senior|executive) (?:management|officers)"),
-        ("compensation", r"(?:summary )?compensation (?:table|discussion and analysis)|executive compensation|"
-                         r"directors.? remuneration(?: report)?"),
-        ("human_capital", r"human capital(?: resources| management)?|employees|our people|员工情况"),
-        ("key_figures", r"selected (?:consolidated )?financial data|financial highlights|"
-                        r"(?:近三年)?主要会计数据(?:和财务指标)?"),
-        ("risk_factors", r"risk factors|principal risks(?: and uncertainties)?|可能面对的风险|风险因素|重大风险提示"),
-    )
-]  # fmt: skip
 _MAX_TOPIC_WORDS = 8
 # A numbered note's heading ("Note 12 — Income Taxes", "12. Segment Information", "十二、所得税"): a new topic.
 NUMBERED = re.compile(
@@ -137,12 +97,23 @@ _EXHIBIT_TITLE = re.compile(r"exhibit index|index to exhibits|exhibits?(?: and f
 EXHIBIT_LINES = 6  # lines that start with an exhibit number on an exhibit index page
 
 
+def names_kind(label: str, text: str) -> bool:
+    """Whether ``text`` (a table's title and the lines above it, a section's title) holds a title of the kind
+    labelled ``label``: "Selected Financial Data" and 主要会计数据 name key_figures."""
+    kind = next(kind for kind in vocabulary().section_kinds if kind.name == label)
+    return kind.reads("title", " ".join(text.replace("’", "'").split()))
+
+
+def report_key(line: str) -> str | None:
+    """The read_section key of an annual report's usual section whose title a whole line is ("Strategic report" →
+    strategic_report): the vocabulary's ``reports``."""
+    plain = " ".join(line.replace("’", "'").split())
+    return next((key for kind in vocabulary().section_kinds if (key := kind.report_key(plain))), None)
+
+
 def title_label(title: str) -> str | None:
     """The label of the pages under an outline heading, from its title ("Item 1A. Risk Factors" → risk_factors)."""
-    bare = re.sub(
-        r"^(?:item\s*\d{1,2}[a-c]?|part\s+[ivx]+|第\s*[一二三四五六七八九十]+\s*节)[\s.:—–-]*", "", title, flags=re.I
-    )
-    return next((label for label, pattern in _TITLE_LABELS if pattern.search(bare)), None)
+    return _read("title", plain_title(title))
 
 
 def topic_heading(text: str) -> tuple[bool, str | None]:
@@ -153,7 +124,7 @@ def topic_heading(text: str) -> tuple[bool, str | None]:
     title = title.strip(" .:—–-")
     if len(title.split()) > _MAX_TOPIC_WORDS or (not title[:1].isupper() and not CJK.match(title[:1])):
         return False, None
-    topic = next((label for label, pattern in _TOPICS if pattern.fullmatch(title)), None)
+    topic = _read("topic", title)
     return (numbered is not None or topic is not None), topic
 
 
@@ -251,9 +222,9 @@ def find_heading(lines: list[Line]) -> tuple[str, str] | None:
         if len(text.split()) > _MAX_HEADING_WORDS or len(text) > 120 or not _HEADING_LIKE.match(text):
             continue
         bare = _NUMBERING.sub("", _NUMBERING.sub("", text))
-        for label, pattern in headings():
-            if pattern.match(bare):
-                return label, text
+        label = next((label for label, pattern in headings() if pattern.match(bare)), None) or _read("heading", bare)
+        if label is not None:
+            return label, text
     return None
 
 
@@ -264,16 +235,25 @@ def heading_label(lines: list[Line]) -> str | None:
 
 @functools.cache
 def _routes() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
-    """The vocabulary's question routes, compiled once."""
+    """The vocabulary's question routes, compiled once, then each statement concept's own: its terms route to the
+    statements that print it (``goodwill`` and 商誉 to the balance sheet), after the hand routes."""
     words = vocabulary()
-    return [(re.compile(words.route_pattern(route), re.I), route.sections) for route in words.routes]
+    routes = [(re.compile(words.route_pattern(route), re.I), route.sections) for route in words.routes]
+    for concept in words.statement_concepts.values():
+        routed = [term for term in concept.terms if term not in concept.unrouted]
+        if routed:
+            terms = "|".join(re.escape(term) for term in sorted(routed, key=len, reverse=True))
+            labels = tuple(LABEL_OF_STATEMENT[statement] for statement in concept.statements)
+            routes.append((re.compile(rf"(?<![a-z0-9])(?:{terms})(?![a-z0-9])", re.I), labels))
+    return routes
 
 
 def question_sections(question: str, first: tuple[str, ...] = (), *, causal: bool = False) -> tuple[str, ...]:
     """Sections to prefer for a question, most specific first (empty when nothing points anywhere): ``first`` (where
     a judgement it asks is answered: search/judgement_routes.py), then where the inputs of the concepts it names are
     printed (the vocabulary's ``routes``). A ``causal`` question ("Why did gross margin improve?") is answered by the
-    narrative that explains the figures, not by the statement that prints them: MD&A comes first where it is routed."""
+    narrative that explains the figures, not by the statement that prints them: MD&A comes first where it is routed.
+    A statement concept's term routes to the statements that print it, after the routes written by hand."""
     found: list[str] = list(first)
     for pattern, sections in _routes():
         if pattern.search(question):

@@ -11,9 +11,9 @@ from importlib import resources
 # question is answered (concepts, terms, routes, judgements, generic words): a change there changes answers, not
 # the index. The words jieba keeps whole (each concept's `keep_whole`) are index-time too: the tokenizer's
 # `user_words_sha256` stands for them.
-STATEMENTS = "vocabulary.toml:statements"
+STATEMENTS = "vocabulary.toml:statements"  # the statements' and the sections' tables (the key predates sections)
 INDEX_TIME = {
-    STATEMENTS: "the statements' titles and rows, which label the pages",
+    STATEMENTS: "the statements' and sections' titles and rows, which label the pages",
     "stopwords_en.txt": "the English stopwords",
     "stopwords_zh.txt": "the Chinese stopwords",
     "brokers.txt": "the brokers a research note is told by",
@@ -38,6 +38,8 @@ def digests() -> dict[str, str]:
         if entry.name.endswith((".txt", ".toml"))
     }
     # what labels pages at index time (the parent company's titles are read at query time, from a page's heading)
-    words = vocabulary().model_dump(include={"statement_titles": {"before", "before_zh"}, "statements": True})
+    words = vocabulary().model_dump(
+        include={"statement_titles": {"before", "before_zh"}, "statements": True, "sections": True}
+    )
     found[STATEMENTS] = hashlib.sha256(json.dumps(words, sort_keys=True).encode()).hexdigest()[:16]
     return found

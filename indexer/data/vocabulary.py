@@ -16,6 +16,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from indexer.data.section_kinds import CONTENT_LABELS, SectionKind, section_kinds, title_conflicts
+
 FILE = "vocabulary.toml"
 Statement = Literal["income", "balance", "cash_flow", "key_data"]
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
@@ -50,6 +52,7 @@ class Concept(_Entry):
     xbrl: tuple[Annotated[str, Field(pattern=_XBRL_TAG)], ...] = ()
     terms: tuple[Word, ...] = Field(default=(), description="equivalent words for search and `items`, both languages")
     keep_whole: tuple[Word, ...] = Field(default=(), description="words jieba keeps whole (index time)")
+    unrouted: tuple[Word, ...] = Field(default=(), description="terms a question means something else by")
 
     @model_validator(mode="after")
     def _whole(self) -> Concept:
@@ -59,6 +62,10 @@ class Concept(_Entry):
             raise ValueError("a concept needs labels (a statement line) or terms (a search word)")
         if self.xbrl and not self.labels:
             raise ValueError("xbrl tags belong to a statement line: give it statements and labels")
+        if set(self.unrouted) - set(self.terms):
+            raise ValueError(
+                f"unrouted names words that are not its terms: {sorted(set(self.unrouted) - set(self.terms))}"
+            )
         return self
 
 
@@ -98,6 +105,9 @@ class StatementTitles(_Entry):
     parent_asked: Pattern = Field(description="a question that asks for the parent company's own figures")
 
 
+Key = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+
+
 class StatementEntry(_Entry):
     """A primary statement (or its notes): its titles, whether its pages take its label, the rows it prints."""
 
@@ -105,6 +115,27 @@ class StatementEntry(_Entry):
     titles_zh: tuple[Pattern, ...] = Field(default=(), description="Chinese, after statement_titles.before_zh")
     page_label: bool = Field(default=True, description="false: the outline's only; its pages keep the label before")
     rows: dict[str, Pattern] = Field(default_factory=dict, description="row kind → how its label starts")
+    outline_titles: tuple[Pattern, ...] = Field(default=(), description="an outline entry's title that holds one")
+    reports: dict[Key, Pattern] = Field(default_factory=dict, description="read_section key → a whole-line title")
+    long: bool = Field(default=False, description="its label carries over pages until the next heading")
+
+
+class SectionEntry(_Entry):
+    """A part of a filing that is no primary statement: its titles as printed, which every reader of a filing's
+    parts reads (the outline, the page labels, the sub-headings, the key figures)."""
+
+    titles: tuple[Pattern, ...] = Field(default=(), description="an outline entry's title that holds one")
+    headings: tuple[Pattern, ...] = Field(default=(), description="a page's heading line that starts with one")
+    topics: tuple[Pattern, ...] = Field(default=(), description="a sub-heading that is one, whole")
+    reports: dict[Key, Pattern] = Field(default_factory=dict, description="read_section key → a whole-line title")
+    long: bool = Field(default=False, description="its label carries over pages until the next heading")
+    page_label: bool = Field(default=True, description="false: the outline's only; its pages keep the label before")
+
+    @model_validator(mode="after")
+    def _titled(self) -> SectionEntry:
+        if not (self.titles or self.headings or self.topics or self.reports):
+            raise ValueError("a section kind needs titles, headings, topics or reports: how would it be recognised?")
+        return self
 
 
 class TokenizerWords(_Entry):
@@ -115,6 +146,7 @@ class Vocabulary(_Entry):
     tokenizer: TokenizerWords = TokenizerWords()
     statement_titles: StatementTitles
     statements: dict[str, StatementEntry]
+    sections: dict[str, SectionEntry]
     concepts: dict[str, Concept]
     question_cues: QuestionCues
     routes: tuple[Route, ...] = ()
@@ -132,9 +164,30 @@ class Vocabulary(_Entry):
         """The pattern a question must match to take ``route``: its own, or its cue's."""
         return route.pattern if route.pattern is not None else getattr(self.question_cues, route.cue or "")
 
+    @property
+    def page_labels(self) -> frozenset[str]:
+        """Every label a page may take: the statements', the sections' and those of pages told by their content."""
+        labelled = [n for n, s in self.statements.items() if s.page_label]
+        return frozenset([*labelled, *(n for n, s in self.sections.items() if s.page_label), *CONTENT_LABELS])
+
+    @model_validator(mode="after")
+    def _routes_go_somewhere(self) -> Vocabulary:
+        unknown = sorted({s for route in self.routes for s in route.sections} - self.page_labels)
+        if unknown:
+            raise ValueError(f"routes name sections no page is labelled with: {', '.join(unknown)}; use one of "
+                             f"{', '.join(sorted(self.page_labels))}, or add a [sections.NAME] table")  # fmt: skip
+        return self
+
+    @model_validator(mode="after")
+    def _one_kind_per_title(self) -> Vocabulary:
+        problems = title_conflicts(self)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
     @model_validator(mode="after")
     def _one_home(self) -> Vocabulary:
-        bad = [name for name in [*self.concepts, *self.statements] if not _NAME.fullmatch(name)]
+        bad = [name for name in [*self.concepts, *self.statements, *self.sections] if not _NAME.fullmatch(name)]
         if bad:
             raise ValueError(f"concept and statement names are lower_case_words: {', '.join(bad)}")
         homes: dict[str, str] = {}
@@ -153,6 +206,11 @@ class Vocabulary(_Entry):
         if name not in self.concepts:
             raise VocabularyError(f"no concept {name!r} in {FILE}")
         return self.concepts[name]
+
+    @property
+    def section_kinds(self) -> tuple[SectionKind, ...]:
+        """Every section kind with its titles compiled, in the order they are tried (data/section_kinds.py)."""
+        return section_kinds(self)
 
     @property
     def statement_concepts(self) -> dict[str, Concept]:
@@ -178,8 +236,10 @@ def parse_vocabulary(text: str, source: str = FILE) -> Vocabulary:
         raise VocabularyError(f"{source} is not valid TOML: {exc}") from exc
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in exc.errors(include_url=False)
-        )
+            ": ".join([*([".".join(str(part) for part in error["loc"])] if error["loc"] else []),
+                       error["msg"].removeprefix("Value error, ")])
+            for error in exc.errors(include_url=False)
+        )  # fmt: skip
         raise VocabularyError(f"{source}: {problems}") from exc
 
 

@@ -26,7 +26,8 @@ from pydantic import BaseModel, Field
 
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
-from indexer.core.sections import parent_only
+from indexer.core.sections import names_kind, parent_only
+from indexer.core.statement_names import KEY_FIGURES, PRIMARY, STATEMENT_OF_LABEL
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.columns import (
     EXCEPT_PER_SHARE,
@@ -48,16 +49,9 @@ from indexer.evidence.periods import Period, ReportPeriod, column_period
 from indexer.evidence.table_units import UNIT_LINES, lines_above, table_unit
 from indexer.evidence.units import DOLLAR, Source, Unit, declared_unit, lines_unit, signs_only, source
 
-STATEMENTS = ("income", "balance", "cash_flow", "key_data")
 # get_financials' statement name of each primary-statement key of the outline
-STATEMENT_OF_KEY = {"income_statement": "income", "balance_sheet": "balance", "cash_flow": "cash_flow"}
+STATEMENT_OF_KEY = {label: STATEMENT_OF_LABEL[label] for label in PRIMARY}
 # A statement (as get_financials names it) → the label of its pages (as search routes to them).
-PAGE_LABEL_OF_STATEMENT = {statement: key for key, statement in STATEMENT_OF_KEY.items()} | {"key_data": "key_figures"}
-_KEY_DATA = re.compile(
-    r"主要会计数据|主要财务指标|主要财务数据|selected (consolidated )?financial data|financial highlights|key figures|"
-    r"five[- ]year (financial )?summary|key financial (data|information)",
-    re.I,
-)
 _SEGMENT = re.compile(r"\bsegments?\b|分部", re.I)  # a segment's selected data is not the company's key data
 _SHARE_COUNT = re.compile(
     r"weighted[- ]average|number of (?:common |ordinary )?shares|shares (?:outstanding|used)", re.I
@@ -183,7 +177,8 @@ def key_data_tables(pages: Iterable[Page], report: ReportPeriod) -> Iterable[Sta
         for table in page.tables:
             heading = f"{table.title or ''}\n" + "\n".join(line.text for line in lines_above(page, table))[-200:]
             carried = last[1] if last is not None and page.number - last[0] <= 1 else None
-            if (_KEY_DATA.search(heading) and not _SEGMENT.search(heading)) or (carried and _continues(page, table)):
+            key_data = names_kind(KEY_FIGURES, heading) and not _SEGMENT.search(heading)
+            if key_data or (carried and _continues(page, table)):
                 unit = table_unit(page, table, carried)
                 last = (page.number, unit)
                 yield StatementTable("key_data", page, table, unit, table_headers(page, table, report))
@@ -367,8 +362,8 @@ def key_data_pages(sections: list[Section], tables_of: Callable[[int], list[Tabl
     """Pages that may hold a key-data table: inside a section titled like one (Item 6 Selected Financial Data,
     第二节 公司简介和主要财务指标), or with a table whose title names one."""
     numbers = {
-        n for s in sections if _KEY_DATA.search(s.title) and s.kind != "statement"
+        n for s in sections if names_kind(KEY_FIGURES, s.title) and s.kind != "statement"
         for n in range(s.page_start, s.page_end + 1)
     }  # fmt: skip
-    numbers |= {n for n in range(1, pages + 1) if any(_KEY_DATA.search(t.title or "") for t in tables_of(n))}
+    numbers |= {n for n in range(1, pages + 1) if any(names_kind(KEY_FIGURES, t.title or "") for t in tables_of(n))}
     return sorted(numbers)

@@ -19,6 +19,8 @@ from pydantic import BaseModel, Field
 
 from indexer.core.folios import read_folios
 from indexer.core.models import Line
+from indexer.core.sections import report_key
+from indexer.core.statement_names import PRIMARY
 from indexer.core.text import ENDS_WITH_PAGE_REF, normal_words
 from indexer.data.vocabulary import vocabulary
 from indexer.evidence.contents import contents_starts
@@ -32,24 +34,6 @@ _CN_DIGITS = {c: i for i, c in enumerate("一二三四五六七八九", start=1)
 _GROUP_WORD = re.compile(r"consolidated|combined|\bgroup\b|合并|母公司", re.I)
 # A primary statement's heading is a whole line: the statement's title, perhaps "(unaudited)" or "(continued)" after.
 _AFTER = r"\s*(?:[(（][^)）]{0,40}[)）]\s*)*[.:]?$"
-# The sections of an annual report without Parts and Items (UK, EU, Australian, Canadian …), by their usual titles.
-_REPORT_TITLES: list[tuple[str, re.Pattern[str]]] = [
-    (key, re.compile(rf"^(?:{pattern})\s*(?:[(（][^)）]{{0,30}}[)）])?[.:]?$", re.I))
-    for key, pattern in (
-        ("strategic_report", r"strategic report"),
-        ("chairmans_statement", r"chair(?:man|woman|person)?'s (?:statement|letter|review|introduction|report)"),
-        ("ceo_review", r"chief executive(?: officer)?'s (?:review|statement|report|letter)"),
-        ("management_report", r"management(?:'?s)? discussion and analysis(?: of [\w ,]+)?|management report|"
-                              r"(?:investment )?manager'?s review|"
-                              r"operating and financial review|(?:business|operating|financial) review"),
-        ("risk_report", r"risk report|principal risks(?: and uncertainties)?|risk management(?: report)?"),
-        ("governance", r"corporate governance(?: report| statement)?|governance(?: report)?"),
-        ("directors_report", r"directors'? report"),
-        ("remuneration_report", r"(?:directors'? )?remuneration report"),
-        ("auditors_report", r"independent auditors?'? report(?: to the [\w ]+)?"),
-        ("financial_statements", r"(?:consolidated )?financial statements|financial report"),
-    )
-]  # fmt: skip
 MAX_KEY_CHARS = 40
 MAX_PART_CHARS, MAX_ITEM_CHARS, MAX_CHAPTER_CHARS, MAX_REPORT_CHARS = 70, 160, 40, 80
 MENTION_CONCEPTS = 2  # a statement heading over pages printing fewer of its rows than this is a mention
@@ -157,15 +141,10 @@ def _reports(bodies: list[list[Line]]) -> list[_Candidate]:
         for index, text in enumerate(texts):
             if len(text) > MAX_REPORT_CHARS or not text[:1].isupper():
                 continue
-            key = _known_key(text)
+            key = report_key(text)
             if key is not None and key not in found:
                 found[key] = _Candidate(number, index, text, "report", key, (0, 0, 0))
     return sorted(found.values(), key=lambda c: (c.page, c.line))
-
-
-def _known_key(title: str) -> str | None:
-    plain = title.replace("’", "'")
-    return next((key for key, pattern in _REPORT_TITLES if pattern.match(plain)), None)
 
 
 def _report_sections(pages: list[list[Line]], bodies: list[list[Line]]) -> list[_Candidate]:
@@ -177,7 +156,7 @@ def _report_sections(pages: list[list[Line]], bodies: list[list[Line]]) -> list[
     listed: dict[str, _Candidate] = {}
     for start in contents_starts(pages, read_folios(pages)):
         statement = statement_title(start.title)
-        usual = _known_key(start.title) or on_page.get(start.page)
+        usual = report_key(start.title) or on_page.get(start.page)
         key = usual if usual and usual not in listed else normal_words(start.title).replace(" ", "_")[:MAX_KEY_CHARS]
         key = statement or key
         if key not in listed:
@@ -264,7 +243,7 @@ def _statements(pages: list[list[Line]], taken: set[tuple[int, int]]) -> list[_C
     return kept
 
 
-_CONTENT_KINDS = ("income_statement", "balance_sheet", "cash_flow")
+_CONTENT_KINDS = PRIMARY
 _CONTENT_TITLE = re.compile(
     r"statements?\b|balance\s+sheets?|financial\s+position|profit\s+(?:or|and)\s+loss|cash\s+flows?", re.I
 )

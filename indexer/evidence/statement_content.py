@@ -15,13 +15,14 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from indexer.core.models import Line
+from indexer.core.statement_names import PRIMARY
 from indexer.data.vocabulary import vocabulary
 
 # A row ends in a figure; the figure is at most 40 characters, so a search from further back stops at once.
 _FIGURE = re.compile(r"(?=.{0,40}$)(?<![\w.])\(?-?[$€£¥]?\s?\d[\d,]*(?:\.\d+)?\)?\s*$")
 # What each statement prints (the vocabulary's statements' `rows`): row kind → the start of its row label, after a
 # note number or a bullet.
-STATEMENT_KINDS = ("income_statement", "balance_sheet", "cash_flow")
+STATEMENT_KINDS = PRIMARY
 
 
 @cache

@@ -20,13 +20,13 @@ from indexer.core.models import BOILERPLATE, Line, Page
 from indexer.core.models import GLOSSARY as GLOSSARY_KIND
 from indexer.core.sections import (
     GLOSSARY,
-    LONG_SECTIONS,
     NARRATIVE,
     NUMBERED,
     boilerplate_page,
     discussion_subheading,
     find_heading,
     glossary_page,
+    long_sections,
     title_label,
     topic_heading,
 )
@@ -101,7 +101,7 @@ def _fallback(pages: list[Page]) -> list[PageLabel]:
         found = find_heading(page.lines)
         if found is not None:
             current, carried = PageLabel(*found), 0
-        elif current.section is not None and current.section not in LONG_SECTIONS:
+        elif current.section is not None and current.section not in long_sections():
             carried += 1
             if carried > 1:
                 current = PageLabel()

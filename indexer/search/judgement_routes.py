@@ -13,9 +13,9 @@ import functools
 import re
 from collections.abc import Callable
 
+from indexer.core.statement_names import LABEL_OF_STATEMENT
 from indexer.data.vocabulary import vocabulary
 from indexer.evidence.concepts import concepts_named
-from indexer.evidence.financials import PAGE_LABEL_OF_STATEMENT
 
 DISCUSSED_IN = ("mdna", "notes")  # after the statements: the part that discusses them, the part that details them
 
@@ -30,7 +30,7 @@ def _derived() -> tuple[tuple[re.Pattern[str], tuple[str, ...], tuple[str, ...]]
         for term in judgement.terms:
             for name in sorted(concepts_named(term)):
                 for statement in words.concept(name).statements:
-                    label = PAGE_LABEL_OF_STATEMENT.get(statement)
+                    label = LABEL_OF_STATEMENT.get(statement)
                     if label and label not in sections:
                         sections.append(label)
         sections += [part for part in DISCUSSED_IN if part not in sections]

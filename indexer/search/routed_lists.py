@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from indexer.core.recipe import Recipe
-from indexer.core.sections import STATEMENT_LABELS
+from indexer.core.statement_names import STATEMENT_LABELS
 from indexer.core.tokenize import BIGRAM_MARK, Tokenizer
 from indexer.index.reader import LoadedIndex, section_rows
 from indexer.search.expand import Variant, content_tokens

@@ -8,13 +8,14 @@ from collections.abc import Callable
 
 from indexer.core.recipe import Recipe
 from indexer.core.sections import parent_only
+from indexer.core.statement_names import PRIMARY
 from indexer.index.chunk_table import ChunkTable
 from indexer.index.reader import LoadedIndex
 from indexer.search.fusion import RankedList
 from indexer.search.routing import Route
 
 # The page labels of the group's primary statements (ingest/page_labels.py): below the parent's when it is asked for.
-_GROUP_STATEMENTS = frozenset({"income_statement", "balance_sheet", "cash_flow"})
+_GROUP_STATEMENTS = frozenset(PRIMARY)
 
 
 def adjusted(
