@@ -23,28 +23,21 @@ from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.evaluate import Evaluator, load_questions
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
+from indexer.search.stages import ablations
 
 GROUPS = ("all", "set=en", "set=zh", "set=filings", "set=judgement")
 SETS = ("set=en", "set=zh", "set=judgement", "set=filings")
 FLOOR = "plain BM25 (the floor)"
-# Each stage of the recipe, switched off: the Recipe fields that do it; and the stages dropped (issue 55: they lost on
-# filings nobody tuned on), switched on, so that each keeps being measured.
-ABLATIONS: dict[str, dict[str, object]] = {
-    "recipe (all stages)": {},
-    "− expansion (terms, periods, judgements)": {"expand": False},
-    "− judgement line items": {"judgements": False},
-    "− routing (question kinds, table rows)": {"routing": False},
-    "− routed section lists": {"routed_weights": []},
-    "− section boosts": {"section_boost": [1.0]},
-    "− sections (lists and boosts)": {"sections": False},
-    "− boilerplate/contents discounts": {"demotion": {BOILERPLATE: 1.0, CONTENTS: 1.0, BODY: 1.0}},
-    "− document focus": {"document_focus": False},
-    "− table rows": {"table_rows_weight": 0.0},
-    "− term proximity": {"proximity_weight": 0.0},
-    "+ CJK bigrams (dropped)": {"bigram_weight": 1.0},
+# Each stage of the recipe switched the other way (search/stages.py: "− term proximity", "+ CJK bigrams", the stages
+# dropped in issue 55 switched on so that they keep being measured), then the weights that are no stage of their own,
+# each at the value that takes it out, and k 25 within a filing (dropped in issue 55).
+PARAMETERS: dict[str, dict[str, object]] = {
+    "− table-row votes (weight 0)": {"table_rows_weight": 0.0},
+    "− section boosts (factor 1)": {"section_boost": [1.0]},
+    "− boilerplate/contents discounts (share 1)": {"demotion": {BOILERPLATE: 1.0, CONTENTS: 1.0, BODY: 1.0}},
     "+ k 25 within a filing (dropped)": {"rrf_k_within": 25},
-    "− dense": {"retrievers": ["bm25"]},
 }
+ABLATIONS: dict[str, dict[str, object]] = {"recipe (all stages)": {}, **ablations(), **PARAMETERS}
 METRICS = ("hit@1", "hit@5", "mrr")
 
 
@@ -56,7 +49,7 @@ def ablations(kb: KnowledgeBase, questions: list, options: dict[str, object]) ->
     """Each ablation's results by (mode, group), and the floor's."""
     found: dict[str, dict] = {}  # type: ignore[type-arg]
     for name, change in ABLATIONS.items():
-        if name == "− dense" and not kb.dense_search:
+        if name == "− dense" and not kb.dense_search:  # the dense stage has nothing to switch off
             continue
         recipe = Recipe.model_validate({**DEFAULT_RECIPE.model_dump(), **options, **change})
         found[name] = _rows(Evaluator(kb, (1, 5, 10), recipe).evaluate(questions, ("hybrid",)), "hybrid")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from indexer.core.recipe import DEFAULT_RECIPE, recipe_id
 from indexer.data import INDEX_TIME
 from indexer.index.drift import recorded as running
 from indexer.index.layout import MANIFEST
@@ -40,7 +41,9 @@ def _edit(index: Path, **changes: dict[str, object]) -> None:
 
 def test_a_build_records_the_digest_of_every_data_file(index: Path) -> None:
     recorded = json.loads((index / MANIFEST).read_text())["vocabulary"]
-    assert recorded == running() and set(recorded) >= set(INDEX_TIME) | {"vocabulary.toml", "recipe"}
+    assert recorded == running() and set(recorded) >= set(INDEX_TIME) | {"vocabulary.toml"}
+    recipe = json.loads((index / MANIFEST).read_text())["recipe"]  # recorded apart: about the answers, not the words
+    assert recipe == {"id": recipe_id(DEFAULT_RECIPE), "values": DEFAULT_RECIPE.model_dump(mode="json")}
     (listing,) = call_tools(index, index.parent, [("list_documents", {})])
     assert listing.structured_content["note"] is None and "NOTE" not in listing.content[0].text
 
@@ -53,7 +56,7 @@ def test_other_query_time_words_are_served_with_a_note(index: Path, cache_dir: P
     assert not search.is_error and search.structured_content["hits"]
     text = listing.content[0].text
     assert text.startswith(
-        "NOTE: the index was built with other query-time words or settings (glossary.txt, recipe, vocabulary.toml)"
+        "NOTE: the index was built with other query-time words or settings (glossary.txt, vocabulary.toml)"
     )
     assert "answers use the server's" in listing.structured_content["note"]
 

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
-import indexer.search.retrieve as retrieve
+import indexer.search.stages as stages
 from indexer.core.recipe import DEFAULT_RECIPE
-from indexer.index.reader import LoadedIndex
+from indexer.index.reader import LoadedIndex, allowed_rows
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.fusion import RankedList
 from indexer.search.proximity import nearness, proximity_list
@@ -40,7 +40,7 @@ def _close_together(index: LoadedIndex, row: int, words: set[str]) -> bool:
 def test_the_list_ranks_the_paragraph_that_says_it_in_one_sentence(samples_index: LoadedIndex) -> None:
     index = samples_index
     scope = [name for name in index.documents if name.startswith("BESTBUY")]
-    allowed = retrieve.allowed_rows(index, scope)
+    allowed = allowed_rows(index, scope)
     words = index.tokenizer.tokenize(QUESTION)
     words = [w for w in words if index.storage.knows(w)]
     assert {"compar", "sale", "declin"} <= set(words)
@@ -76,27 +76,27 @@ def test_it_runs_within_one_filing_and_not_for_a_judgement(
     samples_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch, query: str, documents: str | None, runs: bool
 ) -> None:
     called: list[list[str]] = []
-    real = retrieve.proximity_list
+    real = stages.proximity_list
 
     def spy(*args: object, **kwargs: object) -> RankedList | None:
         called.append(args[1])  # type: ignore[arg-type]
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     fused_with: list[int] = []
-    fuse = retrieve.reciprocal_rank_fusion
+    fuse = stages.reciprocal_rank_fusion
 
     def fusion_spy(lists: list[RankedList], k: int) -> list[tuple[int, float]]:
         fused_with.append(k)
         return fuse(lists, k)
 
-    monkeypatch.setattr(retrieve, "proximity_list", spy)
-    monkeypatch.setattr(retrieve, "reciprocal_rank_fusion", fusion_spy)
+    monkeypatch.setattr(stages, "proximity_list", spy)
+    monkeypatch.setattr(stages, "reciprocal_rank_fusion", fusion_spy)
     outcome = samples_kb.search(SearchRequest(query=query, top_k=5, documents=documents))
     assert outcome.hits
     assert bool(called) is runs
     # where the filing's own words are the evidence, the fusion trusts each list's first places more
     assert fused_with == [DEFAULT_RECIPE.rrf_k_within if runs else DEFAULT_RECIPE.rrf_k]
-    off = DEFAULT_RECIPE.model_copy(update={"proximity_weight": 0.0})
+    off = DEFAULT_RECIPE.model_copy(update={"proximity": False})
     called.clear()
     samples_kb.search(SearchRequest(query=query, top_k=5, documents=documents), off)
     assert not called

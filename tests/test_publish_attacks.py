@@ -30,6 +30,8 @@ from indexer.ingest.settings import BuildSettings
 from tests.conftest import BROKER, SIFANG, docs_folder
 from tests.test_cli import _cli
 
+pytestmark = pytest.mark.slow  # a hostile suite: `make test` runs it, `make test-fast` leaves it out
+
 NOBODY = 65534
 AS_ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not AS_ROOT, reason="gives files to another user (nobody): run as root")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from indexer.core.errors import ECHO_CHARS, IndexLoadError, shown
-from indexer.core.recipe import DEFAULT_RECIPE, recipe_id
 from indexer.data import INDEX_TIME, digests
 
 _SETTINGS = {  # a tokenizer setting → the words it stands for (an index that recorded no file digests has only these)
@@ -22,10 +21,13 @@ _SETTINGS = {  # a tokenizer setting → the words it stands for (an index that 
 _COVERED = frozenset({"stopwords_sha256"})  # settings that the files' own digests say more precisely, when recorded
 
 
+RECIPE = "recipe"  # the key an index built before the manifest's own `recipe` field recorded the recipe's id under
+
+
 def recorded() -> dict[str, str]:
-    """What a build records of the words and settings this version reads: every data file's digest, and the search
-    recipe's (query-time: an index built under another recipe is searched with this one, and the note says so)."""
-    return digests() | {"recipe": recipe_id(DEFAULT_RECIPE)}
+    """What a build records of the words this version reads: every data file's digest. The search recipe is
+    recorded apart (the manifest's ``recipe``): an index is searched with the server's, whatever it was built with."""
+    return digests()
 
 
 def _changed(recorded: dict[str, object], running: dict[str, object]) -> list[str]:
@@ -42,6 +44,7 @@ def check_words(
     """Raise :class:`IndexLoadError` when the index's index-time words are not this version's; else a note naming
     the query-time files that differ (None when none do, or when the index recorded none: built before they were)."""
     files = _changed(dict(vocabulary), dict(running_vocabulary)) if vocabulary else []
+    files = [name for name in files if name != RECIPE]  # information about the answers, not about the words
     files = [name for name in files if name in vocabulary or name not in INDEX_TIME]  # not recorded: built before
     settings = [key for key in _changed(tokenizer, running_tokenizer) if key != "id"]
     differ = [f"{name} ({INDEX_TIME[name]})" for name in files if name in INDEX_TIME]

@@ -72,6 +72,11 @@ class Manifest(BaseModel):
     vocabulary: dict[str, str] = Field(
         default_factory=dict, description="sha256 (16 hex digits) of each data file the build read words from"
     )
+    recipe: dict[str, object] = Field(
+        default_factory=dict,
+        description="the search recipe the building version answers with (id and values): what the answers were "
+        "ranked by, never a reason to rebuild (a server searches with its own)",
+    )
     chunking: dict[str, object]
     bm25: dict[str, object]
     parser: dict[str, object] = Field(default_factory=dict, description="what produced the pages (see build.py)")

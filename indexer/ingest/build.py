@@ -13,6 +13,7 @@ from pathlib import Path
 
 from indexer.core.errors import FilingsError
 from indexer.core.models import TABLE_ROW, Chunk, DocumentMeta
+from indexer.core.recipe import DEFAULT_RECIPE, recipe_id
 from indexer.core.tokenize import Tokenizer
 from indexer.index.drift import recorded
 from indexer.index.embed import DEFAULT_EMBEDDER, E5_SPECS, Embedder, make_embedder
@@ -310,6 +311,7 @@ def _write_version(
         embedder=embedder_info,
         tokenizer=tokenizer.settings,
         vocabulary=recorded(),
+        recipe={"id": recipe_id(DEFAULT_RECIPE), "values": DEFAULT_RECIPE.model_dump(mode="json")},
         chunking=settings.chunking.as_dict(),
         bm25=settings.bm25.as_dict(),
         parser=parser_settings(settings),
