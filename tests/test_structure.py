@@ -4,6 +4,7 @@ the CLI sit on top. A change that adds an import against the grain fails here, w
 from __future__ import annotations
 
 import ast
+import re
 
 from tests.conftest import ROOT
 
@@ -192,3 +193,20 @@ def test_callers_go_through_the_knowledge_base() -> None:
                 if isinstance(node, ast.Attribute) and node.attr == "_index" and ast.unparse(node.value) != "self":
                     found.append(f"{name}:{node.lineno} reads ._index")
     assert found == []
+
+
+# Spellings with one home (issue 57): a legal form list and a quarter's ordinals are written in core/ alone.
+ONE_HOME = {
+    "indexer/core/legal_forms.py": re.compile(r"inc\|incorporated|ltd\|limited|Inc\\\.\?\||LegalForm\(\""),
+    "indexer/core/fiscal.py": re.compile(r"first\|second\|third\|fourth|\"first\", \"second\""),
+}
+
+
+def test_legal_forms_and_quarter_spellings_are_written_once() -> None:
+    written = {home: [] for home in ONE_HOME}  # type: dict[str, list[str]]
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").rglob("*.py")]:
+        name, text = path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")
+        for home, spelled in ONE_HOME.items():
+            if spelled.search(text):
+                written[home].append(name)
+    assert written == {home: [home] for home in ONE_HOME}

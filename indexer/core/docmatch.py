@@ -14,12 +14,13 @@ from functools import lru_cache
 from pathlib import Path
 
 from indexer.core.fiscal import first_date
+from indexer.core.legal_forms import forms_pattern
 from indexer.core.models import DocumentMeta
 from indexer.core.text import CJK
 
+# a name's legal form (core/legal_forms.py) and the words every name may carry
 _LEGAL_SUFFIXES = re.compile(
-    r"\b(?:the|inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|lp|sa|ag|nv|group|holdings?|"
-    r"international|com)\b"
+    rf"\b(?:the|{forms_pattern(generic=True, dotless=True)}|group|holdings?|international|com)\b"
 )
 
 

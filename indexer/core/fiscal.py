@@ -29,10 +29,29 @@ _PERIOD_ENDED = re.compile(
     r"quarter|year)\s+ended:?|\b(?:12|twelve)\s+months\s+(?:ended|to)\b",
     re.I,
 )
+# A quarter's spellings, in one place: the English ordinal ("second quarter"), the Chinese numeral (第二季度), a digit.
+QUARTER_ORDINALS = ("first", "second", "third", "fourth")
+QUARTER_ORDINAL = "(?:" + "|".join(QUARTER_ORDINALS) + ")"  # put a group around it to capture the word
+QUARTER_NUMERALS_ZH = "一二三四"
+QUARTER_SPELLED = f"[{QUARTER_NUMERALS_ZH}1-4]"  # the character after 第 in 第二季度
+
+
+def quarter_number(spelled: str) -> int:
+    """1 to 4 for a quarter spelled "second", 二 or "2" (a :class:`KeyError` for anything else)."""
+    word = spelled.lower()
+    if word in QUARTER_ORDINALS:
+        return QUARTER_ORDINALS.index(word) + 1
+    if word in QUARTER_NUMERALS_ZH:
+        return QUARTER_NUMERALS_ZH.index(word) + 1
+    if word in ("1", "2", "3", "4"):
+        return int(word)
+    raise KeyError(spelled)
+
+
 # The date an "ended" names is printed within this many characters (a cover may run a column between them).
 ENDED_REACH = 120
 _QUARTER_OF_FISCAL = re.compile(
-    r"\b(?:first|second|third|fourth)\s+quarter\s+(?:and\s+first\s+(?:six|nine)\s+months\s+)?of\s+fiscal\s+"
+    rf"\b{QUARTER_ORDINAL}\s+quarter\s+(?:and\s+first\s+(?:six|nine)\s+months\s+)?of\s+fiscal\s+"
     r"(?:year\s+)?((?:19|20)\d{2})\b",
     re.I,
 )

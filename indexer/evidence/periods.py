@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from indexer.core.fiscal import first_date, year_ending
+from indexer.core.fiscal import QUARTER_ORDINAL, QUARTER_SPELLED, first_date, quarter_number, year_ending
 from indexer.core.tokenize import normalize_text
 
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
@@ -28,10 +28,8 @@ _NOT_PERIOD = re.compile(
 )
 _CURRENT = re.compile(r"本期|本年|本报告期|期末|年末余额|报告期末")
 _PREVIOUS = re.compile(r"上期|上年|期初|年初")
-_QUARTERS = {"一": 3, "二": 6, "三": 9, "四": 12, "1": 3, "2": 6, "3": 9, "4": 12}
-_CN_QUARTER = re.compile(r"第\s*([一二三四1-4])\s*季度")
-_EN_QUARTER = re.compile(r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth)\s+quarter)\b", re.I)
-_ORDINALS = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+_CN_QUARTER = re.compile(rf"第\s*({QUARTER_SPELLED})\s*季度")
+_EN_QUARTER = re.compile(rf"\b(?:Q([1-4])|([1-4])Q|({QUARTER_ORDINAL})\s+quarter)\b", re.I)
 _MONTHS_COVERED = re.compile(
     r"\b(three|six|nine|twelve|3|6|9|12)[\s-]+months?\b|\b(13|26|39|52|53)[\s-]+weeks?\b", re.I
 )
@@ -113,11 +111,11 @@ def column_period(header: str, report: ReportPeriod) -> Period | None:
 def _quarter(found: re.Match[str], report: ReportPeriod) -> Period | None:
     """A quarter of the report's year (a 年报's quarterly table): it ends 3, 6, 9 or 12 months into the year."""
     groups = [group for group in found.groups() if group]
-    number = _ORDINALS.get(groups[0].lower(), groups[0])
+    number = quarter_number(groups[0])
     if report.end is None or report.fiscal_year is None:
         return None
     year_end = date.fromisoformat(report.end)
-    months = year_end.year * 12 + year_end.month - 1 - (12 - _QUARTERS[number])
+    months = year_end.year * 12 + year_end.month - 1 - (12 - 3 * number)
     year, month = divmod(months, 12)
     following = date(year + (month == 11), (month + 1) % 12 + 1, 1)
     return Period(date.fromordinal(following.toordinal() - 1).isoformat(), report.fiscal_year, 3)

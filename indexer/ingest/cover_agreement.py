@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from indexer.core.fiscal import dates_in
+from indexer.core.legal_forms import FORMS_ZH, forms_pattern
 from indexer.core.models import Line, Page, Place
 from indexer.core.sections import boilerplate_page
 from indexer.core.text import CJK
@@ -46,10 +47,9 @@ _SELF_NAMING = re.compile(
     r"(?P<name>\S.{1,80})",
     re.I,
 )
-_FORMS = (
-    r"(?:inc|incorporated|corp|corporation|company|ltd|limited|plc|llc|l\.p|n\.v|s\.a|sa|ag|se|nv|trust|bancorp|"
-    r"bancshares)"
-)
+# a name's last word: a legal form (core/legal_forms.py; "Company" among them, "Co" not: "The Co-operative Bank"),
+# or a word names of trusts and banks end in
+_FORMS = rf"(?:{forms_pattern(generic=False, dotless=True)}|company|trust|bancorp|bancshares)"
 _NAME_WITH_FORM = re.compile(rf"^(.{{1,80}}?\b{_FORMS}\b\.?(?:,?\s+{_FORMS}\b\.?)*)", re.I)
 _DEFINED_TERM = re.compile(r"\(\s*(?:the\b|[“\"'‘])", re.I)
 _NAME_END = re.compile(r"(?<!\s)\s*(?:[(,:;“\"]|\s(?:and\s+(?:its\s+)?subsidiaries|for\s+the|as\s+(?:of|at))\b)", re.I)
@@ -65,8 +65,8 @@ _NOT_A_NAME = re.compile(
     re.I,
 )
 _LEGAL_TAIL = re.compile(
-    r"(?=.{0,80}$)(?:,?\s+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|plc|llc|l\.p|n\.v|s\.a|ag|se|"
-    r"and\s+(?:its\s+)?subsidiaries)\.?)+$|(?:股份有限公司|有限责任公司|有限公司)$",
+    rf"(?=.{{0,80}}$)(?:,?\s+(?:{forms_pattern(generic=True)}|and\s+(?:its\s+)?subsidiaries)\.?)+$|"
+    rf"(?:{'|'.join(FORMS_ZH)})$",
     re.I,
 )
 _SMALL_CAPS = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")  # "MGM R ESORTS I NTERNATIONAL"

@@ -10,14 +10,17 @@ from pathlib import Path
 from indexer.core.docmatch import romanised
 from indexer.core.fiscal import (
     DATE,
+    QUARTER_ORDINAL,
     first_date,
     fiscal_year,
     is_fiscal_year,
     iso_date,
     period_end,
     period_ends,
+    quarter_number,
     year_ending,
 )
+from indexer.core.legal_forms import cased_forms_pattern
 from indexer.core.models import Page
 from indexer.core.text import CJK, CJK_RANGE
 from indexer.ingest import cover_agreement
@@ -55,10 +58,7 @@ _REPORT_YEAR = re.compile(
 )
 # A company as a cover prints it: a line ending in a legal form ("Zegona Communications plc", "MainStreet Bancshares,
 # Inc.").
-_LEGAL_FORM = (
-    r"(?:Inc\.?|INC\.?|Incorporated|INCORPORATED|Corporation|CORPORATION|Corp\.?|CORP\.?|Limited|LIMITED|Ltd\.?|LTD\.?|"
-    r"plc|Plc|PLC|N\.V\.|S\.A\.|AG|SE|LLC|L\.P\.)"
-)
+_LEGAL_FORM = cased_forms_pattern()
 _LEGAL_NAME = re.compile(
     r"^(?:\d{1,3}\s*\|\s*)?"  # a running header's page number: "02 | Downer EDI Limited"
     rf"((?:[a-z]\w*\s(?=[A-Z]))?[A-Z][\w&.,'’() -]{{1,60}}?,?\s{_LEGAL_FORM})$",  # a brand set in lower case: "abrdn"
@@ -67,7 +67,7 @@ _LEGAL_NAME = re.compile(
 # A legal name inside running text ("… KP Tissue Inc. ("KPT") holds …"): up to four capitalised words and a legal form.
 _NAMED_INLINE = re.compile(
     r"(?<![\w(])((?:\(?[A-Z][\w&'’.-]*\)?\s+){1,4}"
-    r"(?:Inc\.|INC\.|Ltd\.?|LTD\.?|Limited|LIMITED|plc|Plc|PLC|Corp\.|Corporation|CORPORATION|N\.V\.|S\.A\.|AG|SE))(?!\w)"
+    rf"{_LEGAL_FORM})(?!\w)"
 )
 # What a line naming a company is not: a cover's form text, an exchange, a directory entry (auditors, bankers, a share
 # registry, a person).
@@ -208,11 +208,10 @@ def detect_period(form: str | None, file_name: str, text: str) -> str | None:
     if ended:
         return f"quarter ended {ended}"
     results = re.search(
-        r"(first|second|third|fourth)\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{4})", text, re.I
+        rf"({QUARTER_ORDINAL})\s+quarter(?:\s+and\s+full\s+year)?\s+(?:fiscal\s+)?(\d{{4}})", text, re.I
     )
     if results and form not in ANNUAL_FORMS:  # an annual report's letter speaks of the coming quarters
-        number = ["first", "second", "third", "fourth"].index(results.group(1).lower()) + 1
-        return f"Q{number} {results.group(2)}"
+        return f"Q{quarter_number(results.group(1))} {results.group(2)}"
     report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
     reported = iso_date(*report_date.groups()[0:3]) if report_date else None
     if reported:

@@ -9,16 +9,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from indexer.core.fiscal import QUARTER_NUMERALS_ZH, QUARTER_ORDINAL, QUARTER_ORDINALS, QUARTER_SPELLED, quarter_number
 from indexer.core.recipe import DEFAULT_RECIPE
 from indexer.core.text import CJK, has_cjk
 from indexer.core.tokenize import Tokenizer, normalize_text
 from indexer.data import data_lines
 from indexer.data.vocabulary import vocabulary
-
-_CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
-_CN_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
-_ORDINAL = {1: "first", 2: "second", 3: "third", 4: "fourth"}
-_ORDINAL_WORD = {"first": 1, "second": 2, "third": 3, "fourth": 4}
 
 
 @dataclass(frozen=True)
@@ -34,14 +30,14 @@ def _year(text: str) -> int:
 
 
 _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"((?:19|20)\d{2})\s*年\s*第?([一二三四1-4])\s*季度"), "yq"),
+    (re.compile(rf"((?:19|20)\d{{2}})\s*年\s*第?({QUARTER_SPELLED})\s*季度"), "yq"),
     (re.compile(r"(?<![a-z0-9])([1-4])q(\d{2})(?![a-z0-9])"), "qy"),
     (re.compile(r"(?<![a-z0-9])(\d{2})q([1-4])(?![a-z0-9])"), "yq"),
     (re.compile(r"(?<![a-z0-9])((?:19|20)\d{2})\s*q([1-4])(?![a-z0-9])"), "yq"),
     (re.compile(r"(?<![a-z0-9])q([1-4])\s*(?:of\s+)?(?:fiscal\s+|fy\s*)?'?((?:19|20)?\d{2})(?![a-z0-9])"), "qy"),
     (
         re.compile(
-            r"(?<![a-z])(first|second|third|fourth)\s+quarter\s+(?:of\s+)?(?:fiscal\s+|fy\s*)?((?:19|20)\d{2})(?!\d)"
+            rf"(?<![a-z])({QUARTER_ORDINAL})\s+quarter\s+(?:of\s+)?(?:fiscal\s+|fy\s*)?((?:19|20)\d{{2}})(?!\d)"
         ),
         "qy",
     ),
@@ -65,9 +61,9 @@ def period_terms(query: str) -> list[str]:
         for match in pattern.finditer(text):
             first, second = match.groups()
             if order == "yq":
-                year, quarter = _year(first), _CN_QUARTER[second]
+                year, quarter = _year(first), quarter_number(second)
             else:
-                quarter = _ORDINAL_WORD.get(first) or _CN_QUARTER[first]
+                quarter = quarter_number(first)
                 year = _year(second)
             yy = year % 100
             terms += [
@@ -75,8 +71,8 @@ def period_terms(query: str) -> list[str]:
                 f"{yy:02d}Q{quarter}",
                 f"Q{quarter} {year}",
                 f"{year}Q{quarter}",
-                f"{year}年第{_CN_NUMERAL[quarter]}季度",
-                f"{_ORDINAL[quarter]} quarter {year}",
+                f"{year}年第{QUARTER_NUMERALS_ZH[quarter - 1]}季度",
+                f"{QUARTER_ORDINALS[quarter - 1]} quarter {year}",
             ]
     for pattern in _FULL_YEAR:
         for match in pattern.finditer(text):
