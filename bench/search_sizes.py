@@ -16,8 +16,8 @@ from indexer.evaluate import load_questions
 from indexer.ingest.settings import default_cache_dir
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
-from mcp_server.briefs import search_brief
 from mcp_server.renderings import answer_parts
+from mcp_server.tools.search_reports import search_brief
 
 
 def main() -> int:

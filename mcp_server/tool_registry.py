@@ -2,7 +2,8 @@
 
 A tool is the :class:`~indexer.knowledge_base.KnowledgeBase` method of its name, the request model that method takes
 (its fields are the tool's arguments: schema, validation and descriptions, as the CLI and eval use them), the model of
-its result, and one :class:`Declared` row (server.py lists them). :func:`served` makes the FastMCP tool of a row: its
+its result, and one :class:`Declared` row, written in the tool's own module (mcp_server/tools/) with its compact model
+and its rendering. :func:`served` makes the FastMCP tool of a row: its
 input schema is the request model's (with ``detail`` where the tool takes it), and a call's arguments are validated
 once, by that model, so every rule of it (field limits and cross-field checks alike) is answered as a bad argument.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastmcp.apps import AppConfig, app_config_to_meta_dict
@@ -28,16 +29,36 @@ from pydantic.json_schema import SkipJsonSchema
 from indexer.core.errors import FilingsError, shown
 from indexer.knowledge_base import KnowledgeBase
 from mcp_server.loader import IndexLoader
-from mcp_server.renderings import DETAIL, DetailArgument, answer_parts
+from mcp_server.renderings import DETAIL, DetailArgument, Form, answer_parts
 from mcp_server.schemas import either, input_schema, output_schema
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 
-def compact_or_full(result: Any, detail: str) -> ToolResult:
+CITE = (
+    "Cite every figure or statement with its document and 1-based page (e.g. BESTBUY_2024Q2_10Q.pdf p.19); "
+    "read the page (get_page) before quoting."
+)
+
+
+@dataclass(frozen=True)
+class ToolDocs:
+    """A tool as the documentation tells it (mcp_server/tool_docs.py writes the README's and docs/tools.md's tables
+    from these): what it does, its arguments, what it returns."""
+
+    does: str
+    arguments: str
+    returns: str
+
+
+class UndeclaredForm(RuntimeError):
+    """A tool answers with a result type it declares no form for: said when the server starts, not by a raw answer."""
+
+
+def compact_or_full(result: Any, detail: str, form: Form) -> ToolResult:
     """The compact text and the compact structured content (``detail="full"``: the whole result as JSON text and
     under ``full``), each serialised once (FastMCP's own conversion serialises to JSON and parses it back)."""
-    text, structured = answer_parts(result, detail)
+    text, structured = answer_parts(result, detail, form)
     return ToolResult(content=[TextContent(type="text", text=text)], structured_content=structured)
 
 
@@ -49,7 +70,8 @@ class Declared:
     ``answer`` how the method's result becomes the tool's, whether the description ends with what the loaded
     index covers, ``or_else``: the brief and full model of the result's other shape, where it has one (get_page:
     one page, or a range of pages), and ``ui``: the MCP App the tool links (its ``_meta.ui``: the ``ui://``
-    resource a host renders beside the result, or who may call it; mcp_server/evidence_app.py)."""
+    resource a host renders beside the result, or who may call it; mcp_server/evidence_app.py); ``forms``: how each
+    type of result it answers with is answered compactly (its brief and its text), where ``answer`` is the default."""
 
     name: str
     description: str
@@ -58,9 +80,32 @@ class Declared:
     full: type[BaseModel] | None = None
     detail: DetailArgument | None = DETAIL
     with_coverage: bool = False
-    answer: Callable[[Any, str], ToolResult] = compact_or_full
+    answer: Callable[[Any, str], ToolResult] | None = None
     or_else: tuple[type[BaseModel], type[BaseModel]] | None = None
     ui: AppConfig | None = None
+    forms: dict[type[BaseModel], Form] = field(default_factory=dict)
+    docs: ToolDocs | None = None
+
+    def results(self) -> list[type[BaseModel]]:
+        """The types of result the tool answers with: its full model (or its output, which is then its own), and
+        the other shape's."""
+        return [self.full or self.output, *([self.or_else[1]] if self.or_else else [])]
+
+    def answered(self, result: Any, detail: str) -> ToolResult:
+        if self.answer is not None:
+            return self.answer(result, detail)
+        return compact_or_full(result, detail, self.forms[type(result)])
+
+    def check_forms(self) -> None:
+        """Raise :class:`UndeclaredForm` for a result type answered by default with no form declared."""
+        if self.answer is not None:
+            return
+        missing = [kind.__name__ for kind in self.results() if kind not in self.forms]
+        if missing:
+            raise UndeclaredForm(
+                f"tool {self.name} answers with {', '.join(missing)} but declares no form for it: add one to its "
+                f"`forms` (mcp_server/tools/{self.name}.py), a brief and the text written from it"
+            )
 
 
 class _NoArguments(BaseModel):
@@ -113,6 +158,7 @@ class RequestTool(Tool):
 def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
     """The FastMCP tool of ``declared``, answered by the KnowledgeBase method of its name on ``loader``'s index;
     ``covers`` (what the loaded index covers) ends the description where the row asks for it."""
+    declared.check_forms()
     method = getattr(KnowledgeBase, declared.name)
     model = arguments_model(declared)
 
@@ -129,7 +175,7 @@ def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
                 f"{': ' + shown(str(exc), 200) if str(exc) else ''}); the server logged it. Try another call, or "
                 "rebuild the index if it keeps failing"
             ) from exc
-        return declared.answer(result, getattr(call, "detail", "compact"))
+        return declared.answered(result, getattr(call, "detail", "compact"))
 
     shapes = [output_schema(declared.output, declared.full)]
     if declared.or_else is not None:

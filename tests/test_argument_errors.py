@@ -121,7 +121,9 @@ class _OnePage(OutlineRequest):
 
 def test_a_rule_across_the_arguments_is_one_plain_line(tmp_path: Path) -> None:
     """Any request model's rule reaches a client as the advice it was written as, whatever its validator."""
-    declared = Declared("get_outline", "A test tool.", Outline, request=_OnePage)
+    from mcp_server.tools import get_outline
+
+    declared = Declared("get_outline", "A test tool.", Outline, request=_OnePage, forms=get_outline.TOOL.forms)
     tool = served(declared, IndexLoader(tmp_path / "none", tmp_path, 1), covers="")
     server = FastMCP("t")
     server.add_tool(tool)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from indexer.index.layout import FORMAT, describe
 from indexer.ingest.build import build_index
 from indexer.ingest.settings import BuildSettings
@@ -110,3 +112,29 @@ def test_every_millisecond_figure_in_the_docs_is_one_a_benchmark_printed() -> No
         return re.search(rf"(?<![\d.,]){re.escape(figure)}(?!\d|[.,]\d)", printed) is not None
 
     assert sorted((name, figure) for name, figure in quoted if not printed_there(figure)) == []
+
+
+def test_the_tools_tables_are_written_from_the_tools() -> None:
+    """README's and docs/tools.md's tools tables are what the tools' own modules say (python -m mcp_server.tool_docs
+    writes them; CI fails here when one is edited by hand or a tool's docs change without them)."""
+    from dataclasses import replace
+
+    from mcp_server import tool_docs
+    from mcp_server.tools import TOOLS
+
+    assert tool_docs.stale() == []
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert all(f"| `{d.name}` |" in readme for d in TOOLS) and readme.count("| `get_page` |") == 1
+    changed = [replace(TOOLS[0], docs=replace(TOOLS[0].docs, does="something else")), *TOOLS[1:]]
+    original = tool_docs.TOOLS
+    try:
+        tool_docs.TOOLS = tuple(changed)  # type: ignore[misc]
+        assert tool_docs.stale() == ["README.md"]  # the reference table holds arguments and returns only
+        tool_docs.TOOLS = (replace(TOOLS[0], docs=None), *TOOLS[1:])  # type: ignore[misc]
+        with pytest.raises(tool_docs.UndocumentedTool, match="list_documents has no docs"):
+            tool_docs.readme_table()
+    finally:
+        tool_docs.TOOLS = original  # type: ignore[misc]
+    check = subprocess.run([sys.executable, "-m", "mcp_server.tool_docs", "--check"], capture_output=True, text=True,
+                           cwd=ROOT, check=False)  # fmt: skip
+    assert check.returncode == 0, check.stderr

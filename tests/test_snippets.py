@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.request import SearchRequest
-from mcp_server.briefs import PASSAGE_CHARS, search_brief
 from mcp_server.snippets import CUT, matched_passage, units
+from mcp_server.tools.search_reports import PASSAGE_CHARS, search_brief
 
 STATEMENT = """Consolidated Results
 Revenue decreased in the quarter. Comparable sales declined 6.2%, driven by appliances and home theater.

@@ -58,7 +58,7 @@ MAX_FUNCTION_LINES = 90
 
 def test_no_function_is_a_module() -> None:
     long = []
-    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 lines = (node.end_lineno or node.lineno) - node.lineno + 1
@@ -68,13 +68,6 @@ def test_no_function_is_a_module() -> None:
 
 
 MAX_SHARED_FIELDS = 4  # a page locator (document, page, page_width, page_height) recurs in unrelated records
-BRIEF_MODULES = (
-    "mcp_server.briefs",
-    "mcp_server.statement_briefs",
-    "mcp_server.page_briefs",
-    "mcp_server.catalogue_briefs",
-    "mcp_server.outline_briefs",
-)
 
 
 def _models() -> list[type]:
@@ -83,7 +76,7 @@ def _models() -> list[type]:
 
     from pydantic import BaseModel
 
-    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").rglob("*.py")]:
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         if not module.endswith("__main__"):
             importlib.import_module(module)
@@ -142,7 +135,7 @@ def test_each_chunk_kind_and_backend_is_one_constant() -> None:
     """A kind or an engine compared, assigned or passed as a bare string elsewhere is a second spelling of it (a
     dictionary key of the manifest, or an argument's help text, is not)."""
     found = []
-    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").rglob("*.py")]:
         name = path.relative_to(ROOT).as_posix()
         if name in DEFINED_IN:
             continue
@@ -166,7 +159,7 @@ def test_the_storage_engine_is_chosen_inside_the_index_stage() -> None:
     """Outside indexer/index/, an engine is a setting (--backend, --milvus-uri) handed to indexer.index.engines or
     a storage record read from a manifest: no module there imports an engine's own modules or types."""
     found = []
-    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").glob("*.py")]:
+    for path in [*(ROOT / "indexer").rglob("*.py"), *(ROOT / "mcp_server").rglob("*.py")]:
         name = path.relative_to(ROOT).as_posix()
         if name.startswith("indexer/index/"):
             continue

@@ -73,3 +73,21 @@ def test_an_error_of_the_server_s_own_is_still_a_message(
         "get_outline failed on an error of the server's (AssertionError); the server logged it"
     )
     assert not listed.is_error
+
+
+def test_a_result_type_without_its_form_is_an_error_at_start(tmp_path: Path) -> None:
+    """A tool that answers with a result type its module declares no form for stops the server at start, naming the
+    tool and where to add it, instead of answering a call with raw JSON."""
+    from dataclasses import replace
+
+    from mcp_server.loader import IndexLoader
+    from mcp_server.tool_registry import UndeclaredForm, served
+    from mcp_server.tools import TOOLS
+
+    get_page = next(d for d in TOOLS if d.name == "get_page")
+    assert set(get_page.forms) == set(get_page.results())  # a page, and a range of pages
+    half = replace(get_page, forms={k: v for k, v in get_page.forms.items() if k.__name__ == "PageResult"})
+    with pytest.raises(UndeclaredForm, match=r"get_page answers with PageRange .* \(mcp_server/tools/get_page.py\)"):
+        served(half, IndexLoader(tmp_path, tmp_path, 1), "")
+    for declared in TOOLS:  # every tool the server lists declares its forms (or answers in its own way)
+        declared.check_forms()

@@ -1,6 +1,7 @@
-"""get_financials' compact answer, as data and as text: per statement table its periods once (each with the filer's
-fiscal year and the calendar date it ends), where its scale and currency were read, what is not established, and
-each row's printed figures. The text is written from the brief, so the two never say different things."""
+"""get_financials: the financial statements as data. Its compact answer, as data and as text: per statement table
+its periods once (each with the filer's fiscal year and the calendar date it ends), where its scale and currency were
+read, what is not established, and each row's printed figures. The text is written from the brief, so the two never
+say different things."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from indexer.evidence.cross_checks import CROSS
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.identities import Identity
 from indexer.evidence.units import Source
+from indexer.requests import FinancialsRequest
 from mcp_server.briefs import enclosing
 from mcp_server.file_text import name_text
+from mcp_server.renderings import Form
+from mcp_server.tool_registry import Declared, ToolDocs
 
 FAILS_SHOWN = 3  # failed identities named per statement table (the rest are counted)
 SOURCE_CHARS = 60  # a scale's or currency's printed source, as quoted in the compact answer
@@ -187,3 +191,45 @@ def financials_text(result: FinancialsBrief) -> str:
         "detail='full'."
     )
     return "\n".join(lines)
+
+
+DOCS = ToolDocs(
+    does=(
+        "the income statement, balance sheet, cash flow statement and key-data tables as rows: label as "
+        "printed, concept (`revenue`, `net_income`, `capex`, `eps_diluted` … in either language), period with "
+        "its end date and fiscal year, the figure as printed and its value in units (sign and scale applied), "
+        "currency, page and the boxes of label and figure — each verified at its box"
+    ),
+    arguments=(
+        "`document` or `company` (every filing of it), `statement` (`income`, `balance`, `cash_flow`, "
+        "`key_data`), `items` (concepts such as `revenue`, `capex`, `eps_diluted`, or label words in either "
+        'language: `营业收入`, `"net sales"`), `year` (fiscal year of the figures), `limit` (default 200)'
+    ),
+    returns=(
+        "compact: `statements [{document, page, statement, currency, scale_from, currency_from, missing, "
+        "checks, bbox, periods [{period, end, months, fiscal_year}], rows [{label, concept, unit, scale, "
+        "figures, unverified, xbrl_differs}]}]` (figures as printed, one per period), `documents`, "
+        "`total_rows`, `note`; `full`: `rows [{document, page, statement, label, concept, period, period_end, "
+        "fiscal_year, calendar_year, months, value, value_printed, scale, unit, currency, verified, missing, "
+        "scale_source, currency_source, period_source, xbrl_concept, xbrl_value, xbrl_agrees, bboxes, "
+        "page_width, page_height}]`, `identities [{document, page, statement, period, name, holds, detail}]`, "
+        "`documents`, `total_rows`, `note` (see [Financial statements as "
+        "data](#financial-statements-as-data))"
+    ),
+)
+
+
+TOOL = Declared(
+    "get_financials",
+    "The financial statements as data: each figure of the income, balance sheet, cash flow and key-data "
+    "(主要会计数据) tables with its label as printed, a concept (revenue, net_income, eps_diluted, total_assets, "
+    "operating_cash_flow, capex …), its period and the figure as printed, by statement and page; verified only "
+    "when its value, scale, currency and period were each read from the filing (else it says what is missing); "
+    "detail='full' adds values in units, sources and boxes. Parent-company-only statements (母公司) are left out. "
+    "Use it for multi-year figures and ratios; cite each page.",
+    FinancialsBrief,
+    request=FinancialsRequest,
+    full=Financials,
+    forms={Financials: Form(lambda r, detail: financials_brief(r), lambda r, b: financials_text(b))},
+    docs=DOCS,
+)

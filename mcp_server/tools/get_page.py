@@ -1,0 +1,157 @@
+"""get_page: a page's text and its tables as rows, or up to three pages in a row."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from indexer.answers import (
+    PageRange,
+    PageResult,
+)
+from indexer.core.models import Box, Table
+from indexer.requests import (
+    PageRequest,
+)
+from mcp_server.briefs import box_text
+from mcp_server.file_text import name_text
+from mcp_server.renderings import Form
+from mcp_server.tool_registry import Declared, ToolDocs
+
+
+class RowBrief(BaseModel):
+    label: str = Field(description="the row label ('group › label' under a group line)")
+    values: list[str] = Field(description="the figures as printed, one per column ('' where the row has none)")
+
+
+class TableBrief(BaseModel):
+    title: str | None
+    bbox: Box
+    columns: list[str] = Field(description="each value column's header as printed")
+    rows: list[RowBrief]
+
+
+class PageBrief(BaseModel):
+    document: str
+    page: int
+    page_count: int
+    width: float
+    height: float
+    flags: list[str] = Field(description="scanned (no text layer), unreadable (text layer not the page's), ocr")
+    text: str = Field(description="the page's text, line by line")
+    tables: list[TableBrief]
+    cut: str | None = Field(default=None, description="what was left out of a page too large for one answer")
+
+
+def table_brief(table: Table) -> TableBrief:
+    rows = []
+    for row in table.rows:
+        values = [""] * len(table.columns)
+        for cell in row.cells:
+            if cell.column < len(values):
+                values[cell.column] = cell.text
+        rows.append(RowBrief(label=f"{row.group} › {row.label}" if row.group else row.label, values=values))
+    return TableBrief(title=table.title, bbox=table.box, columns=table.columns, rows=rows)
+
+
+def page_brief(page: PageResult) -> PageBrief:
+    flags = [
+        flag for flag, on in (("scanned", not page.has_text), ("unreadable", page.unreadable), ("ocr", page.ocr)) if on
+    ]
+    return PageBrief(
+        document=page.document,
+        page=page.number,
+        page_count=page.page_count,
+        width=round(page.width, 1),
+        height=round(page.height, 1),
+        flags=flags,
+        text=page.text,
+        tables=[table_brief(table) for table in page.tables],
+        cut=page.cut,
+    )
+
+
+class PagesBrief(BaseModel):
+    pages: list[PageBrief] = Field(description="each page asked for, in order, as get_page gives it alone")
+
+
+def pages_brief(result: PageRange) -> PagesBrief:
+    return PagesBrief(pages=[page_brief(page) for page in result.pages])
+
+
+def table_text(number: int, table: TableBrief) -> str:
+    """A table as plain rows: its title, the column headers once, then ``label: value | value``."""
+    lines = [f"[table {number}] {name_text(table.title) if table.title else '(untitled)'} · {box_text(table.bbox)}"]
+    if any(table.columns):
+        lines.append("columns: " + " | ".join(column or "—" for column in table.columns))
+    lines.extend(f"{row.label}: " + " | ".join(value or "—" for value in row.values) for row in table.rows)
+    return "\n".join(lines)
+
+
+def page_text(page: PageResult, tables: list[TableBrief], head: str | None = None) -> str:
+    """The page's head (``head``, or its document, number and size), its text, then its tables as rows."""
+    flags = [
+        flag
+        for flag, on in (
+            ("no text layer (scanned): not searchable", not page.has_text),
+            ("text layer is not the page's text: not searchable", page.unreadable),
+            ("text read by OCR: check figures", page.ocr),
+        )
+        if on
+    ]
+    size = f"({page.width:.0f}×{page.height:.0f} pt)"
+    head = head or f"{name_text(page.document)} p.{page.number} of {page.page_count} {size}"
+    parts = [head + (f" · {'; '.join(flags)}" if flags else ""), page.text]
+    if page.cut:
+        parts.insert(1, f"CUT: {page.cut}")
+    if tables:
+        parts.append(f"Tables on this page ({len(tables)}), as rows:")
+        parts.extend(table_text(n, table) for n, table in enumerate(tables, start=1))
+    return "\n\n".join(parts)
+
+
+def pages_text(result: PageRange, brief: PagesBrief) -> str:
+    """A range of pages: one line naming them, then each page as :func:`page_text` writes it, headed [p.N]."""
+    first, last = result.pages[0], result.pages[-1]
+    span = f"p.{first.number}" + (f"–{last.number}" if last.number > first.number else "")
+    head = f"{name_text(first.document)} {span} of {first.page_count}, each page headed [p.N]"
+    return "\n\n".join(
+        [head]
+        + [
+            page_text(page, shown.tables, f"[p.{page.number}] ({page.width:.0f}×{page.height:.0f} pt)")
+            for page, shown in zip(result.pages, brief.pages, strict=True)
+        ]
+    )
+
+
+DOCS = ToolDocs(
+    does=(
+        "one page's text, lines with boxes, and tables as rows of cells with boxes; or up to 3 pages in a row "
+        '(`pages: "33-35"`), each headed `[p.N]`'
+    ),
+    arguments=(
+        "`document` (a name from `list_documents`), and `page` (1-based) or `pages` (a range of at most 3 "
+        'pages, low to high: `"33-35"`; `"33"` too), not both'
+    ),
+    returns=(
+        "compact: `{document, page, page_count, width, height, flags, text, tables [{title, bbox, columns, "
+        "rows [{label, values}]}], cut}`; `full`: the page's `text`, `width`, `height`, `has_text`, `lines "
+        "[{text, bbox, furniture}]` and `tables [{page, title, columns, bbox, rows [{label, group, total, "
+        "cells, bboxes}]}]`. With `pages`: `{pages: [...]}`, each page as `page` alone gives it (and under "
+        "`full`, `{pages: [...]}` of full pages), each within one page's budget"
+    ),
+)
+
+
+TOOL = Declared(
+    "get_page",
+    "Read a whole page, or up to 3 in a row (pages): its text and tables as rows.",
+    PageBrief,
+    request=PageRequest,
+    full=PageResult,
+    or_else=(PagesBrief, PageRange),
+    forms={
+        PageResult: Form(lambda r, detail: page_brief(r), lambda r, b: page_text(r, b.tables)),
+        PageRange: Form(lambda r, detail: pages_brief(r), pages_text),
+    },
+    docs=DOCS,
+)
