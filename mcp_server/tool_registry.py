@@ -85,6 +85,8 @@ class Declared:
     ui: AppConfig | None = None
     forms: dict[type[BaseModel], Form] = field(default_factory=dict)
     docs: ToolDocs | None = None
+    call: Callable[..., Any] | None = None  # what answers it, given the knowledge base (and the request): else the
+    # KnowledgeBase method of its name
 
     def results(self) -> list[type[BaseModel]]:
         """The types of result the tool answers with: its full model (or its output, which is then its own), and
@@ -159,7 +161,7 @@ def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
     """The FastMCP tool of ``declared``, answered by the KnowledgeBase method of its name on ``loader``'s index;
     ``covers`` (what the loaded index covers) ends the description where the row asks for it."""
     declared.check_forms()
-    method = getattr(KnowledgeBase, declared.name)
+    method = declared.call or getattr(KnowledgeBase, declared.name)
     model = arguments_model(declared)
 
     def respond(call: BaseModel) -> ToolResult:
