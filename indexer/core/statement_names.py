@@ -12,3 +12,11 @@ KEY_FIGURES = "key_figures"  # the label of the key figures' pages (selected fin
 LABEL_OF_STATEMENT = {"income": INCOME, "balance": BALANCE, "cash_flow": CASH_FLOW, "key_data": KEY_FIGURES}
 STATEMENTS = tuple(LABEL_OF_STATEMENT)  # income, balance, cash_flow, key_data
 STATEMENT_OF_LABEL = {label: name for name, label in LABEL_OF_STATEMENT.items()}
+
+# How far a primary statement runs from its heading, two ways. Its rows are read from up to four pages (a 年报's balance
+# sheet takes three, and may start low on a page): a row is taken only where the statement's rows are printed. Its
+# label, which needs no row, is given to three pages at most: an earnings release's other tables follow its statements,
+# and a fourth page labelled as the statement would mislead search (on the dev set 7 pages would change label at four,
+# an earnings release's tables after its statements among them).
+STATEMENT_READ_PAGES = 4
+STATEMENT_LABEL_PAGES = 3

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 from indexer.core.figures import parse_value as parse_cell_value
 from indexer.core.models import Box, Cell, Page, Table
 from indexer.core.sections import names_kind, parent_only
-from indexer.core.statement_names import KEY_FIGURES, PRIMARY, STATEMENT_OF_LABEL
+from indexer.core.statement_names import KEY_FIGURES, PRIMARY, STATEMENT_OF_LABEL, STATEMENT_READ_PAGES
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.columns import (
     EXCEPT_PER_SHARE,
@@ -59,7 +59,6 @@ _SHARE_COUNT = re.compile(
 _SHARES = re.compile(r"\bshares\b|股数|股本总数", re.I)
 _PERCENT = re.compile(r"%|％|收益率|\bratio\b|\bmargin\b", re.I)
 _NUMBERS = re.compile(r"\d[\d,.]*")
-STATEMENT_PAGES = 4  # a primary statement fills at most this many pages (a 年报's balance sheet takes three)
 SUMMARY_ROWS = 200  # rows a document may yield at most per statement table (a runaway table stops there)
 
 
@@ -143,7 +142,7 @@ def statement_tables(
         # the unit printed under the heading ("(In millions)"), though the table may start on the next page
         unit = lines_unit(heading[section.line : section.line + UNIT_LINES], section.page_start)
         previous: dict[int, tuple[str, ...]] = {}
-        last = min(section.page_end, section.page_start + STATEMENT_PAGES - 1)  # the tables after it are others
+        last = min(section.page_end, section.page_start + STATEMENT_READ_PAGES - 1)  # the tables after it are others
         for number in range(section.page_start, last + 1):
             page = page_of(number)
             for table in _within(page, section, following):

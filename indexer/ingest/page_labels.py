@@ -30,6 +30,7 @@ from indexer.core.sections import (
     title_label,
     topic_heading,
 )
+from indexer.core.statement_names import STATEMENT_LABEL_PAGES
 from indexer.evidence.notes import document_outlines
 from indexer.evidence.outline import Section
 
@@ -50,8 +51,6 @@ def _outline_label(section: Section) -> str | None:
         return "notes"
     return title_label(section.title)
 
-
-STATEMENT_PAGES = 3  # a primary statement's label lasts this many pages at most (an earnings release's tables follow)
 
 Position = tuple[int, int]  # (1-based page, index of a line among the page's body lines)
 _END: Position = (1 << 30, 0)
@@ -84,7 +83,7 @@ def _deepest(
     indented under "Management's Discussion and Analysis" in the contents) is part of its section."""
     over = [
         (s, start) for s, (start, end) in zip(sections, extents, strict=True)
-        if start <= at < end and (s.kind != "statement" or at[0] < s.page_start + STATEMENT_PAGES)
+        if start <= at < end and (s.kind != "statement" or at[0] < s.page_start + STATEMENT_LABEL_PAGES)
     ]  # fmt: skip
     deepest_first = [s for s, _ in sorted(over, key=lambda item: (item[0].level, item[1]), reverse=True)]
     label = next((found for s in deepest_first if (found := _outline_label(s))), None)
