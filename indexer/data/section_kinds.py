@@ -105,8 +105,8 @@ def title_conflicts(words: Vocabulary) -> list[str]:
              keys.count(key) > 1]  # fmt: skip
     for home, field, pattern in _written(words):
         for text in examples(pattern):
-            clash = next(((reader, kind) for reader in READERS for kind in kinds if kind.reads(reader, text)
-                          and kind.home != home and kind is _first(kinds, reader, text)), None)  # fmt: skip
+            firsts = ((reader, _first(kinds, reader, text)) for reader in READERS)
+            clash = next(((reader, kind) for reader, kind in firsts if kind is not None and kind.home != home), None)
             if clash is not None:
                 found.append(f"{home}.{field}: {text!r} ({pattern!r}) is read as {clash[1].home}'s by the {clash[0]} "
                              "reader: give it one kind, or make one of the two patterns narrower")  # fmt: skip

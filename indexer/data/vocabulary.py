@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Annotated, Literal
 
@@ -207,9 +207,10 @@ class Vocabulary(_Entry):
             raise VocabularyError(f"no concept {name!r} in {FILE}")
         return self.concepts[name]
 
-    @property
+    @cached_property
     def section_kinds(self) -> tuple[SectionKind, ...]:
-        """Every section kind with its titles compiled, in the order they are tried (data/section_kinds.py)."""
+        """Every section kind with its titles compiled, in the order they are tried (data/section_kinds.py): built
+        once per vocabulary, as the outline asks of every line of a filing."""
         return section_kinds(self)
 
     @property

@@ -18,8 +18,8 @@ from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.index.reader import LoadedIndex, allowed_rows
 from indexer.search.expand import content_tokens
 from indexer.search.filters import filter_documents
-from indexer.search.hits import Hit, Source, make_hit, with_highlights
-from indexer.search.query import MAX_QUERY_CHARS, Query, check_query, read_query
+from indexer.search.hits import Hit, make_hit, with_highlights
+from indexer.search.query import Query, read_query
 from indexer.search.regex_search import Tally, compile_pattern, regex_budget, regex_matches
 from indexer.search.request import Filters, SearchRequest
 from indexer.search.routed_lists import without_names
@@ -27,7 +27,7 @@ from indexer.search.routing import Route, RouteKind
 from indexer.search.selection import select
 from indexer.search.stages import run_stages
 
-__all__ = ["MAX_QUERY_CHARS", "Hit", "SearchOutcome", "Source", "check_query", "run_search"]
+__all__ = ["Hit", "SearchOutcome", "run_search"]  # Hit: read from here by the answers and the server
 
 logger = logging.getLogger(__name__)
 

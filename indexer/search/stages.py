@@ -127,14 +127,14 @@ def _dense(index: LoadedIndex, query: Query, recipe: Recipe, ranking: Ranking) -
     embedder = index.embedder
     if embedder is None or not index.storage.dense_search or "dense" not in recipe.retrievers:
         return
-    variant = dense_query(query)
+    variant = _dense_query(query)
     vector = embedder.embed_queries([variant.text])[0]
     rows = index.storage.nearest(vector, query.depth, query.allowed)
     weight = query.plan.dense_weight * variant.weight
     ranking.lists.append(RankedList("dense", rows.tolist(), weight, detail=variant.reason))
 
 
-def dense_query(query: Query) -> Variant:
+def _dense_query(query: Query) -> Variant:
     """What the dense retriever embeds, once: the query with its translated terms when it has them (a multilingual
     embedder reads both languages in one text: on the dev sets, the same hits as embedding the query and its
     translation apart, a better Chinese MRR, half the embedding time), else the query; at the query's weight."""
