@@ -40,7 +40,8 @@ def _labelled_kinds() -> tuple[SectionKind, ...]:
 
 @functools.cache
 def long_sections() -> frozenset[str]:
-    """Labels that carry over pages until the next heading (the vocabulary's ``long``): MD&A, the notes …"""
+    """Labels that carry over pages until the next heading (the vocabulary's ``long``): MD&A, the notes … (a
+    statement's or a table's lasts one more page at most)."""
     words = vocabulary()
     long = [name for name, section in words.sections.items() if section.long]
     return frozenset(long + [name for name, statement in words.statements.items() if statement.long])
@@ -63,8 +64,6 @@ _MAX_HEADING_WORDS = 14
 # A heading starts with a capital, a digit or a Chinese character and is not a sentence: no dollar figure, no
 # trailing comma or full stop after a lower-case word ("balance sheet date.").
 _HEADING_LIKE = re.compile(r"^(?=[A-Z0-9(（\u3400-\u9fff])(?!.*\$)(?!.*[a-z][.,;]$)")
-# Parts of a filing that run over many pages keep their label until the next heading; statements and tables
-# keep it for one more page at most.
 NARRATIVE = "mdna"  # the part that explains the figures: MD&A, an operating and financial review, 管理层讨论与分析
 
 _MAX_TOPIC_WORDS = 8
