@@ -69,6 +69,7 @@ def test_without_that_sentence_a_bare_dollar_is_no_currency(elixir: KnowledgeBas
     text, structured = answer_parts(result, "compact")
     assert "p.2 · balance · units, currency not established" in text
     assert "NOT VERIFIED: currency not stated (a bare $)" in text and "44,125,647*" in text
+    assert "* not established (see NOT VERIFIED). Cite as" in text  # the footer tells what its star means
     (statement,) = structured["statements"]
     assert statement["currency"] is None and statement["missing"] == ["currency not stated (a bare $) (2 figures)"]
 
@@ -217,3 +218,13 @@ def test_the_scale_agrees_with_the_figure_the_text_states(samples_kb: KnowledgeB
     (disagrees,) = scale_checks(document, [lost], lambda n: samples_kb.page(document, n), meta.pages)
     assert not disagrees.holds and not lost.verified
     assert lost.missing == ["scale disagrees with the text ('net revenues of $3.6 billion' p.1)"]
+
+
+def test_a_footer_names_only_what_the_answer_holds(samples_kb: KnowledgeBase) -> None:
+    """Every figure of Best Buy's income statement is established: no star, no NOT VERIFIED, and no footer line
+    about them (agents spent calls confirming pages the footer wrongly put in doubt)."""
+    result = samples_kb.get_financials(FinancialsRequest(document=BESTBUY_10Q.name, statement="income"))
+    text, _ = answer_parts(result, "compact")
+    assert result.rows and all(row.verified for row in result.rows)
+    assert "*" not in text and "NOT VERIFIED" not in text and "not established" not in text
+    assert text.endswith("Cite as document p.N. Values in units, each part's source and boxes: detail='full'.")

@@ -186,11 +186,23 @@ def financials_text(result: FinancialsBrief) -> str:
                 for i, figure in enumerate(row.figures)
             ]  # fmt: skip
             lines.append(f"- {row.label}{concept}: " + " | ".join(shown))
-    lines.append(
-        "\n* not established (see NOT VERIFIED). Cite as document p.N. Values in units, each part's source and boxes: "
-        "detail='full'."
-    )
+    lines.append("\n" + _footer(result))
     return "\n".join(lines)
+
+
+def _footer(result: FinancialsBrief) -> str:
+    """What the answer's marks mean, each only where the answer holds it: the star where a figure carries one, the
+    NOT VERIFIED part where a table has one."""
+    starred = any(
+        i in row.unverified and figure
+        for t in result.statements
+        for row in t.rows
+        for i, figure in enumerate(row.figures)
+    )
+    said = "* not established" + (" (see NOT VERIFIED). " if any(t.missing for t in result.statements) else ". ")
+    return (
+        said if starred else ""
+    ) + "Cite as document p.N. Values in units, each part's source and boxes: detail='full'."
 
 
 DOCS = ToolDocs(
