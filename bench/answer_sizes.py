@@ -53,6 +53,8 @@ async def _sizes(
             return {}
         out[mode] = {"text": len(result.content[0].text), "structured": len(as_forwarded(result.structured_content))}
         out.setdefault("result", result.structured_content)
+        if mode == "full" and result.structured_content is not None:
+            out["whole"] = result.structured_content.get("full")
     return out
 
 
@@ -82,8 +84,10 @@ async def _measure(index: Path, cache: Path) -> dict[str, Any]:
                 calls.append(survey | {"language": language, "call": "top_k=10 pages"})
         for (document, number), language in pages.items():
             page = await _sizes(client, "get_page", {"document": document, "page": number})
-            calls.append(page | {"language": language, "page_text": len(page["result"]["text"])})
-            first_line = next((line for line in page["result"]["text"].splitlines() if len(line) > 8), None)
+            whole = page.pop("whole", None) or {}
+            calls.append(page | {"language": language, "page_text": len(whole.get("text", ""))})
+            lines = page["result"]["text"].splitlines()
+            first_line = next((line for line in lines if len(line) > 8 and not line.startswith("[table ")), None)
             if first_line:
                 quote = {"document": document, "page": number, "quote": first_line[:40]}
                 calls.append(await _sizes(client, "locate_quote", quote) | {"language": language})
@@ -98,6 +102,7 @@ async def _measure(index: Path, cache: Path) -> dict[str, Any]:
         calls.append(await _sizes(client, "list_documents", {}) | {"language": "all"})
     for call in calls:
         call.pop("result", None)
+        call.pop("whole", None)
     return {"index": str(index), "tools_list": tools_list, "calls": [c for c in calls if c.get("tool")]}
 
 

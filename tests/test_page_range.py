@@ -52,7 +52,9 @@ def test_a_range_is_each_page_as_get_page_reads_it_alone(samples_index_dir: Path
     pages = both.structured_content["pages"]
     assert [page["page"] for page in pages] == [17, 18]
     assert pages == [p17.structured_content, p18.structured_content]
-    assert "Domestic Segment" in pages[0]["text"] and "Revenue $ 8,890" in pages[0]["text"]
+    tables = [line for table in pages[0]["tables"] for line in [table["title"] or "", *table["rows"]]]
+    assert "Segment Performance Summary" in pages[0]["text"] and "[table 1]" in pages[0]["text"]
+    assert any("Domestic Segment" in line for line in tables) and any("8,890" in row for row in tables)
     assert "Notable comparable sales changes by revenue category" in pages[1]["text"]
     assert pages[0]["tables"] and pages[0]["tables"][0]["rows"]  # the segment table, as rows
     # detail="full": every line's box of each page, as the single calls give them
@@ -84,9 +86,9 @@ def test_one_page_is_answered_as_before(samples_index_dir: Path, cache_dir: Path
     assert (one.content[0].text, one.structured_content) == (expected_text, expected)
     assert list(one.structured_content) == ["document", "page", "page_count", "width", "height", "flags", "text",
                                              "tables", "cut"]  # fmt: skip
-    assert one.content[0].text.startswith(f"{DOC} p.17 of 30 (612×792 pt)\n\nTable of Contents\n") and "[p." not in (
-        one.content[0].text
-    )
+    head = f"{DOC} p.17 of 30 (612×792 pt)\n\nSegment Performance Summary\n"  # the running "Table of Contents" left out
+    assert one.content[0].text.startswith(head) and "[p." not in one.content[0].text
+    assert "Table of Contents" in [line["text"] for line in full.structured_content["full"]["lines"]]
     assert full.structured_content["full"]["page"] == 17 and "pages" not in full.structured_content["full"]
     assert ranged.structured_content == {"pages": [one.structured_content]}
     assert ranged.content[0].text.startswith(f"{DOC} p.17 of 30, each page headed [p.N]\n\n[p.17] ")

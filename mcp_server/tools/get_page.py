@@ -18,16 +18,14 @@ from mcp_server.renderings import Form
 from mcp_server.tool_registry import Declared, ToolDocs
 
 
-class RowBrief(BaseModel):
-    label: str = Field(description="the row label ('group › label' under a group line)")
-    values: list[str] = Field(description="the figures as printed, one per column ('' where the row has none)")
-
-
 class TableBrief(BaseModel):
     title: str | None
     bbox: Box
     columns: list[str] = Field(description="each value column's header as printed")
-    rows: list[RowBrief]
+    rows: list[str] = Field(
+        description="'label: value | value', one value per column as printed ('—': none), a "
+        "label under a group line as 'group › label'"
+    )
 
 
 class PageBrief(BaseModel):
@@ -37,8 +35,11 @@ class PageBrief(BaseModel):
     width: float
     height: float
     flags: list[str] = Field(description="scanned (no text layer), unreadable (text layer not the page's), ocr")
-    text: str = Field(description="the page's text, line by line")
-    tables: list[TableBrief]
+    text: str = Field(
+        description="the page's text, line by line, running header and footer left out, each table's lines replaced "
+        "by its mark [table N]"
+    )
+    tables: list[TableBrief] = Field(description="table N of the marks, as rows")
     cut: str | None = Field(default=None, description="what was left out of a page too large for one answer")
 
 
@@ -49,7 +50,8 @@ def table_brief(table: Table) -> TableBrief:
         for cell in row.cells:
             if cell.column < len(values):
                 values[cell.column] = cell.text
-        rows.append(RowBrief(label=f"{row.group} › {row.label}" if row.group else row.label, values=values))
+        label = f"{row.group} › {row.label}" if row.group else row.label
+        rows.append(f"{label}: " + " | ".join(value or "—" for value in values))
     return TableBrief(title=table.title, bbox=table.box, columns=table.columns, rows=rows)
 
 
@@ -64,10 +66,49 @@ def page_brief(page: PageResult) -> PageBrief:
         width=round(page.width, 1),
         height=round(page.height, 1),
         flags=flags,
-        text=page.text,
+        text=text_with_marks(page),
         tables=[table_brief(table) for table in page.tables],
         cut=page.cut,
     )
+
+
+TABLE_MARK = "[table {}]"
+_EDGE_PT = 1.0  # a line whose middle is this close outside a table's box is still the table's
+
+
+def _in_box(line: Box, table: Box) -> bool:
+    middle_x, middle_y = (line.x0 + line.x1) / 2, (line.top + line.bottom) / 2
+    return (table.x0 - _EDGE_PT <= middle_x <= table.x1 + _EDGE_PT
+            and table.top - _EDGE_PT <= middle_y <= table.bottom + _EDGE_PT)  # fmt: skip
+
+
+def text_with_marks(page: PageResult) -> str:
+    """The page's text without its running header and footer, each table's lines replaced, where the table begins,
+    by its mark: the table is read once, in place, as rows (a table no line falls in is marked at the end)."""
+    out: list[str] = []
+    placed: set[int] = set()
+    for line in page.lines:
+        if line.furniture:
+            continue  # a running header or footer, a page number: detail="full" keeps it
+        number = next((n for n, t in enumerate(page.tables, start=1) if _in_box(line.box, t.box)), None)
+        if number is None:
+            out.append(line.text)
+        elif number not in placed:
+            placed.add(number)
+            _drop_title(out, page.tables[number - 1].title)
+            out.append(TABLE_MARK.format(number))
+    out += [TABLE_MARK.format(n) for n in range(1, len(page.tables) + 1) if n not in placed]
+    return "\n".join(out)
+
+
+TITLE_JOIN = " — "  # how a table's title joins the lines it was read from (ingest/tables.py)
+
+
+def _drop_title(lines: list[str], title: str | None) -> None:
+    """The lines just above a table that are its title, taken off: the table says them once, as its title."""
+    parts = [" ".join(part.split()) for part in (title or "").split(TITLE_JOIN) if part.strip()]
+    if parts and [" ".join(line.split()) for line in lines[-len(parts) :]] == parts:
+        del lines[-len(parts) :]
 
 
 class PagesBrief(BaseModel):
@@ -83,12 +124,13 @@ def table_text(number: int, table: TableBrief) -> str:
     lines = [f"[table {number}] {name_text(table.title) if table.title else '(untitled)'} · {box_text(table.bbox)}"]
     if any(table.columns):
         lines.append("columns: " + " | ".join(column or "—" for column in table.columns))
-    lines.extend(f"{row.label}: " + " | ".join(value or "—" for value in row.values) for row in table.rows)
+    lines.extend(table.rows)
     return "\n".join(lines)
 
 
-def page_text(page: PageResult, tables: list[TableBrief], head: str | None = None) -> str:
-    """The page's head (``head``, or its document, number and size), its text, then its tables as rows."""
+def page_text(page: PageResult, brief: PageBrief, head: str | None = None) -> str:
+    """The page's head (``head``, or its document, number and size), then its text with each table in place, as
+    rows."""
     flags = [
         flag
         for flag, on in (
@@ -100,12 +142,11 @@ def page_text(page: PageResult, tables: list[TableBrief], head: str | None = Non
     ]
     size = f"({page.width:.0f}×{page.height:.0f} pt)"
     head = head or f"{name_text(page.document)} p.{page.number} of {page.page_count} {size}"
-    parts = [head + (f" · {'; '.join(flags)}" if flags else ""), page.text]
+    marks = {TABLE_MARK.format(n): table_text(n, table) for n, table in enumerate(brief.tables, start=1)}
+    body = "\n".join(marks.get(line, line) for line in brief.text.split("\n"))
+    parts = [head + (f" · {'; '.join(flags)}" if flags else ""), body]
     if page.cut:
         parts.insert(1, f"CUT: {page.cut}")
-    if tables:
-        parts.append(f"Tables on this page ({len(tables)}), as rows:")
-        parts.extend(table_text(n, table) for n, table in enumerate(tables, start=1))
     return "\n\n".join(parts)
 
 
@@ -117,7 +158,7 @@ def pages_text(result: PageRange, brief: PagesBrief) -> str:
     return "\n\n".join(
         [head]
         + [
-            page_text(page, shown.tables, f"[p.{page.number}] ({page.width:.0f}×{page.height:.0f} pt)")
+            page_text(page, shown, f"[p.{page.number}] ({page.width:.0f}×{page.height:.0f} pt)")
             for page, shown in zip(result.pages, brief.pages, strict=True)
         ]
     )
@@ -134,7 +175,10 @@ DOCS = ToolDocs(
     ),
     returns=(
         "compact: `{document, page, page_count, width, height, flags, text, tables [{title, bbox, columns, "
-        "rows [{label, values}]}], cut}`; `full`: the page's `text`, `width`, `height`, `has_text`, `lines "
+        "rows}], cut}`, the page read once: `text` without its running header and footer, each table's lines "
+        "replaced by its mark `[table N]` where it stands, and table N in `tables` with its rows as `label: value "
+        "| value` (the text content prints each table in its place); `full`: the page's `text`, `width`, "
+        "`height`, `has_text`, `lines "
         "[{text, bbox, furniture}]` and `tables [{page, title, columns, bbox, rows [{label, group, total, "
         "cells, bboxes}]}]`. With `pages`: `{pages: [...]}`, each page as `page` alone gives it (and under "
         "`full`, `{pages: [...]}` of full pages), each within one page's budget"
@@ -144,13 +188,13 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "get_page",
-    "Read a whole page, or up to 3 in a row (pages): its text and tables as rows.",
+    "Read a whole page, or up to 3 in a row (pages): its text, tables in place as rows.",
     PageBrief,
     request=PageRequest,
     full=PageResult,
     or_else=(PagesBrief, PageRange),
     forms={
-        PageResult: Form(lambda r, detail: page_brief(r), lambda r, b: page_text(r, b.tables)),
+        PageResult: Form(lambda r, detail: page_brief(r), lambda r, b: page_text(r, b)),
         PageRange: Form(lambda r, detail: pages_brief(r), pages_text),
     },
     docs=DOCS,
