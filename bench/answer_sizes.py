@@ -33,6 +33,7 @@ QUERIES = {
 }  # fmt: skip
 SEARCH_LIMIT = 8_000
 SURVEY_LIMIT = 1_500
+LISTING_LIMIT = 3_000  # issue 58: list_documents at any size of index
 TOOLS_LIST_LIMIT = 9_000  # issue 43: room for ranges, notes and names
 PAGE_FACTOR, PAGE_EXTRA = 2.5, 2_000
 MODES = ("compact", "full")
@@ -121,6 +122,9 @@ def _target(rows: list[dict[str, Any]]) -> str:
     if tool == "get_financials" and call == "income statement":
         worst = max(r["compact"]["structured"] for r in rows)
         return f"structured ≤ {SEARCH_LIMIT:,}: {'met' if worst <= SEARCH_LIMIT else '**not met**'}"
+    if tool == "list_documents":
+        worst = max(max(r["compact"]["text"], r["compact"]["structured"]) for r in rows)
+        return f"≤ {LISTING_LIMIT:,}: {'met' if worst <= LISTING_LIMIT else '**not met**'}"
     if tool == "get_page":
         over = [r for r in rows if r["compact"]["text"] > PAGE_FACTOR * r["page_text"] + PAGE_EXTRA]
         return f"text ≤ {PAGE_FACTOR} × page + {PAGE_EXTRA:,}: " + (

@@ -32,8 +32,24 @@ class CatalogueHead(BaseModel):
     )
 
 
+class CompanyLine(BaseModel):
+    """One company of a grouped listing: its names once, then each filing as its form and period, newest first."""
+
+    company: str
+    names: list[str] = Field(description="the other names it goes by here: tickers, stock code, English name")
+    filings: list[str] = Field(description="each filing as form and period; narrow to the company for file names")
+
+
 class DocumentList(CatalogueHead):
-    documents: list[DocumentMeta]
+    documents: list[DocumentMeta] = Field(description="the filings listed (those of this page's companies)")
+    total_documents: int = Field(default=0, description="filings in the index")
+    matching: int = Field(default=0, description="filings the filters allow")
+    filters: str = Field(default="", description="the filters given, as the listing says them")
+    grouped: list[CompanyLine] | None = Field(
+        default=None, description="a long listing, by company: this page's companies (null: each filing named)"
+    )
+    summary: str | None = Field(default=None, description="a long listing's whole: filings, companies, forms, years")
+    next_cursor: str | None = Field(default=None, description="pass as cursor for the next page of companies")
 
 
 class SearchHead(BaseModel):

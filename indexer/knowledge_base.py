@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from indexer.answers import (
     ClaimChecks,
+    CompanyLine,
     DocumentList,
     Financials,
     Outline,
@@ -54,10 +55,12 @@ from indexer.index.reader import (
     pdf_path,
 )
 from indexer.index.store import Manifest, read_outlines
+from indexer.listing import NAMED_FILINGS, page_of, start_of, summary
 from indexer.requests import (
     MAX_PAGES,
     ClaimsRequest,
     FinancialsRequest,
+    ListRequest,
     OutlineRequest,
     PageImageRequest,
     PageRequest,
@@ -81,6 +84,9 @@ class FinancialsOutcome(NamedTuple):
     documents: list[str]  # the documents read
     skipped: int  # documents of the company left unread (over FINANCIAL_DOCUMENTS)
     missing: list[str]  # what to say of the items that named no row (the others were found)
+
+
+EVERY_FILING = ListRequest()  # list_documents without filters (a frozen model: one is shared)
 
 
 class KnowledgeBase:
@@ -143,13 +149,32 @@ class KnowledgeBase:
 
     # The tools, one method each: the tool's request in, its result out.
 
-    def list_documents(self) -> DocumentList:
-        documents = self.documents()
+    def list_documents(self, request: ListRequest = EVERY_FILING) -> DocumentList:
+        """The filings the filters allow: each named while they are at most NAMED_FILINGS, else grouped by company
+        one page at a time (indexer/listing.py), with a summary of the whole and a cursor to the next page."""
+        everything = self.documents()
+        filters = Filters(documents=request.documents, company=request.company, year=request.year, form=request.form)
+        allowed = filter_documents(self._index, filters)
+        documents = everything if allowed is None else [d for d in everything if d.document in set(allowed)]
+        version, said = self._index.manifest.created_at, request.filters_text()
+        start = start_of(request.cursor, version, said)
+        listed, grouped, cursor = documents, None, None
+        if len(documents) > NAMED_FILINGS or request.cursor is not None:
+            page = page_of(documents, start, version, said)
+            listed, cursor = list(page.documents), page.next_cursor
+            grouped = [CompanyLine(company=c.company, names=list(c.names), filings=list(c.filings))
+                       for c in page.companies]  # fmt: skip
         return DocumentList(
-            documents=documents,
+            documents=listed,
+            total_documents=len(everything),
+            matching=len(documents),
+            filters=said,
+            grouped=grouped,
+            summary=summary(documents) if grouped is not None else None,
+            next_cursor=cursor,
             chunk_count=self.chunk_count,
             dense_search=self.dense_search,
-            still_embedding=[d.document for d in documents if self.dense_search and not d.semantic_ready],
+            still_embedding=[d.document for d in listed if self.dense_search and not d.semantic_ready],
             note=self._index.words_note,
         )
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from indexer.core.models import Box
 from indexer.evidence.claim_checks import MAX_CLAIMS, Claim
-from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_INPUT_CHARS
+from indexer.search.request import MAX_DOCUMENT_CHARS, MAX_FILTER_CHARS, MAX_GLOB_CHARS, MAX_INPUT_CHARS
 
 Statement = Literal["income", "balance", "cash_flow", "key_data"]
 
@@ -37,6 +37,24 @@ class FinancialsRequest(BaseModel):
 
 MAX_BOXES = 200  # boxes render_page draws (a search hit has one per line)
 _DOCUMENT = "a name from list_documents"
+
+
+class ListRequest(BaseModel):
+    """Which filings to list (the arguments of `list_documents`): all of them, or those of a company, year, form or
+    file-name glob; ``cursor`` goes on from a page of a long listing."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    company: str | None = Field(default=None, max_length=MAX_FILTER_CHARS, description="name, ticker or stock code")
+    year: int | None = Field(default=None, ge=1900, le=2100, description="fiscal year as the filer names it")
+    form: str | None = Field(default=None, max_length=MAX_FILTER_CHARS, description="10-K, 10-Q, 8-K, 年报, 研报 …")
+    documents: str | None = Field(default=None, max_length=MAX_GLOB_CHARS, description="file names, e.g. '*2022*'")
+    cursor: str | None = Field(default=None, max_length=40, description="next_cursor of the previous page")
+
+    def filters_text(self) -> str:
+        """The filters as the listing says them (and a cursor is made for)."""
+        given = {"company": self.company, "year": self.year, "form": self.form, "documents": self.documents}
+        return ", ".join(f"{name}={value!r}" for name, value in given.items() if value is not None)
 
 
 MAX_PAGES = 3  # pages one get_page call reads (a table or note that runs onto the next page or two)

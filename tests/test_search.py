@@ -109,8 +109,10 @@ def test_bad_queries_get_clear_errors(samples_kb: KnowledgeBase, query: str) -> 
 def test_filters_that_match_nothing_list_what_exists(samples_kb: KnowledgeBase) -> None:
     with pytest.raises(QueryError, match=r"BESTBUY_2024Q2_10Q\.pdf"):
         hits_for(samples_kb, "revenue", documents="*2031*")
-    with pytest.raises(QueryError, match="companies in the index"):
-        hits_for(samples_kb, "revenue", company="Tesla")
+    with pytest.raises(QueryError, match=r"the closest of the 4 companies in the index: .*BEST BUY"):
+        hits_for(samples_kb, "revenue", company="Best Bye")  # a misspelt name: the nearest names, not every name
+    with pytest.raises(QueryError, match=r"no document of year=2031 .* their fiscal years: 2019, 2022"):
+        hits_for(samples_kb, "revenue", year=2031)
 
 
 def test_get_page_refuses_unknown_names_and_pages(samples_kb: KnowledgeBase) -> None:

@@ -7,6 +7,7 @@ stock codes, the Chinese short name, its pinyin and English name) — never from
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -279,3 +280,15 @@ def focus(documents: list[DocumentMeta], question: str) -> DocumentFocus:
     if len(preferred) == len(candidates):
         preferred = frozenset()
     return DocumentFocus(scope=[m.document for m in named], preferred=preferred, companies_named=True)
+
+
+CLOSEST = 5  # companies named when a company filter matches none
+
+
+def closest_companies(company: str, documents: list[DocumentMeta]) -> list[str]:
+    """The companies whose names are nearest ``company`` (at most :data:`CLOSEST`; the first ones by name when none
+    is near): what a filter that matched nothing says exists, at any size of index."""
+    names = sorted({meta.company for meta in documents if meta.company})
+    lowered = {name.casefold(): name for name in names}
+    near = difflib.get_close_matches(company.casefold(), list(lowered), n=CLOSEST, cutoff=0.4)
+    return [lowered[name] for name in near] or names[:CLOSEST]

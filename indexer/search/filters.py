@@ -6,6 +6,7 @@ import fnmatch
 import re
 from pathlib import Path
 
+from indexer.core.docmatch import closest_companies
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import DocumentMeta
 from indexer.index.reader import LoadedIndex, document_names
@@ -56,13 +57,17 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
             or wanted.replace(" ", "") == (index.documents[n].company_pinyin or "").lower().replace(" ", "")
         ]
         if not names:
-            companies = sorted({m.company for m in index.documents.values() if m.company})
-            raise QueryError(f"no document of company={shown(company)}; companies in the index: {', '.join(companies)}")
+            everyone = list(index.documents.values())
+            companies = len({m.company for m in everyone if m.company})
+            raise QueryError(
+                f"no document of company={shown(company)}; the closest of the {companies} companies in the index: "
+                f"{', '.join(closest_companies(company, everyone))} (list_documents lists them)"
+            )
     if year is not None:
+        names_before = names
         names = [n for n in names if index.documents[n].year == year]
         if not names:
-            years = sorted({m.year for m in index.documents.values() if m.year})
-            raise QueryError(f"no document of year={year} among the selected ones; years in the index: {years}")
+            raise QueryError(f"no document of year={year} among the selected ones; {_years_held(index, names_before)}")
     if form:
         names = [n for n in names if _matches_form(index.documents[n], form)]
         if not names:
@@ -78,3 +83,13 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
                 + (", ".join(brokers) or "none")
             )
     return names
+
+
+def _years_held(index: LoadedIndex, names: list[str]) -> str:
+    """The fiscal years the selected documents hold, as a span and a count (bounded at any size of index)."""
+    years = sorted({year for n in names if (year := index.documents[n].year)})
+    if not years:
+        return "no fiscal year was read from them"
+    if len(years) <= 6:
+        return f"their fiscal years: {', '.join(map(str, years))}"
+    return f"their fiscal years: {len(years)} from {years[0]} to {years[-1]}"

@@ -6,9 +6,11 @@ from pydantic import BaseModel, Field
 
 from indexer.answers import (
     CatalogueHead,
+    CompanyLine,
     DocumentList,
 )
 from indexer.core.models import DocumentMeta
+from indexer.requests import ListRequest
 from mcp_server.file_text import name_text
 from mcp_server.renderings import Form
 from mcp_server.tool_registry import Declared, ToolDocs
@@ -35,7 +37,14 @@ class DocumentBrief(BaseModel):
 
 
 class DocumentsBrief(CatalogueHead):
-    documents: list[DocumentBrief]
+    documents: list[DocumentBrief] = Field(description="each filing, while the listing is short (else empty)")
+    total_documents: int = Field(description="filings in the index")
+    matching: int = Field(description="filings the filters allow")
+    companies: list[CompanyLine] | None = Field(
+        default=None, description="a long listing, by company, one page: narrow to a company for its file names"
+    )
+    summary: str | None = Field(default=None, description="a long listing's whole: filings, companies, forms, years")
+    next_cursor: str | None = Field(default=None, description="pass as cursor for the next page of companies")
 
 
 def company_names(meta: DocumentMeta) -> list[str]:
@@ -80,8 +89,16 @@ def document_brief(meta: DocumentMeta) -> DocumentBrief:
 
 
 def documents_brief(listing: DocumentList) -> DocumentsBrief:
+    head = listing.model_dump(include=set(CatalogueHead.model_fields))
+    if listing.grouped is not None:  # a long listing: its companies, not each filing's record
+        return DocumentsBrief(
+            **head, documents=[], total_documents=listing.total_documents, matching=listing.matching,
+            companies=listing.grouped, summary=listing.summary, next_cursor=listing.next_cursor,
+        )  # fmt: skip
     documents = [document_brief(meta) for meta in listing.documents]
-    return DocumentsBrief(**listing.model_dump(include=set(CatalogueHead.model_fields)), documents=documents)
+    return DocumentsBrief(
+        **head, documents=documents, total_documents=listing.total_documents, matching=listing.matching
+    )
 
 
 def _document_line(doc: DocumentBrief) -> str:
@@ -97,11 +114,28 @@ def _document_line(doc: DocumentBrief) -> str:
     return line
 
 
+def _company_line(line: CompanyLine) -> str:
+    names = f" ({' / '.join(name_text(n) for n in line.names)})" if line.names else ""
+    return f"- {name_text(line.company)}{names}: " + " · ".join(name_text(f) for f in line.filings)
+
+
+def _grouped_text(listing: DocumentsBrief, head: str) -> str:
+    assert listing.companies is not None
+    lines = [head, f"{listing.summary}; by company:", *(_company_line(line) for line in listing.companies)]
+    if listing.next_cursor:
+        lines.append(f"[more companies: list_documents with cursor={listing.next_cursor!r}]")
+    lines.append("Narrow with company=, year=, form= or documents= (a glob) to see each filing's file name.")
+    return "\n".join([*([f"NOTE: {listing.note}"] if listing.note else []), *lines])
+
+
 def documents_text(listing: DocumentsBrief) -> str:
     semantic = "keyword + semantic search" if listing.dense_search else "keyword search only"
     if listing.still_embedding:
         semantic += f"; {len(listing.still_embedding)} still being embedded (marked *), found by their words meanwhile"
-    head = f"{len(listing.documents)} documents, {listing.chunk_count} passages indexed ({semantic}):"
+    of = f" of {listing.total_documents}" if listing.matching != listing.total_documents else ""
+    head = f"{listing.matching}{of} documents, {listing.chunk_count} passages indexed ({semantic}):"
+    if listing.companies is not None:
+        return _grouped_text(listing, head)
     waiting = set(listing.still_embedding)
     lines = (_document_line(meta) + (" *" if meta.document in waiting else "") for meta in listing.documents)
     return "\n".join([*([f"NOTE: {listing.note}"] if listing.note else []), head, *lines])
@@ -110,11 +144,21 @@ def documents_text(listing: DocumentsBrief) -> str:
 DOCS = ToolDocs(
     does=(
         "the documents: company and all its names (English, stock code, ticker, pinyin), form, period, year, "
-        "language, pages, pages not searchable, EDGAR and research-note fields"
+        "language, pages, pages not searchable, EDGAR and research-note fields; past a dozen filings, by company "
+        "one page at a time, within 3,000 characters at any size"
     ),
-    arguments="—",
+    arguments=(
+        "`company` (name, ticker or stock code), `year`, `form`, `documents` (file-name glob), `cursor` "
+        "(`next_cursor` of the previous page); all optional"
+    ),
     returns=(
-        "compact: per document its name, company, `names` (every name the company goes by here, once: as "
+        "`total_documents`, `matching` (the filings the filters allow); past 12 of them (a long listing): "
+        "`companies [{company, names, filings}]` (each filing as form and period, newest first) for one page of "
+        "companies within the listing's budget, `summary` (filings, companies, forms with counts, fiscal years), "
+        "`next_cursor`, and `documents` empty (narrow with a filter for each filing's record; a cursor from "
+        "another listing or an older index is refused, and a filter that matches nothing names the closest "
+        "companies or the years held). Otherwise, compact: per document its name, company, `names` (every name "
+        "the company goes by here, once: as "
         "printed, English name, the other names it prints for itself when none is established, stock code, "
         "tickers, pinyin; search and `company=` take any of them), form, period, language, pages, broker and "
         "rating, pages not searchable, pages read by OCR, `semantic_ready`, `unconfirmed` (company, form or "
@@ -137,8 +181,10 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "list_documents",
-    "List the documents in the knowledge base: company, form, period, language, pages.",
+    "List the filings: each one while few; past a dozen, by company (forms and periods) with a summary and a "
+    "cursor. Narrow with company, year, form or documents.",
     DocumentsBrief,
+    request=ListRequest,
     full=DocumentList,
     with_coverage=True,
     forms={DocumentList: Form(lambda r, detail: documents_brief(r), lambda r, b: documents_text(b))},

@@ -1,0 +1,90 @@
+"""list_documents at any size (issue 58): each filing named while few, by company past that, one page at a time
+within the listing's budget, with a summary that says how to narrow, and a cursor that refuses being reused."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import indexer.knowledge_base as knowledge_base
+import indexer.listing as listing
+from indexer.core.errors import QueryError
+from indexer.knowledge_base import KnowledgeBase
+from indexer.requests import ListRequest
+from mcp_server.renderings import answer_parts
+from tests.conftest import BESTBUY_10Q, MGM
+
+BUDGET = 3_000  # characters of either rendering, at any size
+
+
+def _sizes(result: object) -> tuple[int, int]:
+    text, structured = answer_parts(result, "compact")  # type: ignore[arg-type]
+    return len(text), len(json.dumps(structured, ensure_ascii=False, separators=(",", ":")))
+
+
+def test_a_short_listing_names_every_filing(samples_kb: KnowledgeBase) -> None:
+    everything = samples_kb.list_documents()
+    assert everything.grouped is None and everything.matching == everything.total_documents == 4
+    one = samples_kb.list_documents(ListRequest(company="Best Buy"))
+    assert [d.document for d in one.documents] == [BESTBUY_10Q.name] and one.filters == "company='Best Buy'"
+    text, _ = answer_parts(one, "compact")
+    assert text.startswith("1 of 4 documents") and BESTBUY_10Q.name in text
+
+
+def test_past_a_dozen_filings_it_pages_by_company(samples_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the thresholds lowered, the four samples are a long listing: companies in name order, one page within
+    the budget, a summary of the whole, a cursor that goes on and ends."""
+    monkeypatch.setattr(knowledge_base, "NAMED_FILINGS", 2)
+    monkeypatch.setattr(listing, "PAGE_CHARS", 120)
+    first = samples_kb.list_documents()
+    assert first.grouped is not None and first.summary is not None and first.next_cursor is not None
+    assert first.summary.startswith("4 filings of 4 companies (") and "fiscal years 2019–2024" in first.summary
+    seen = [line.company for line in first.grouped]
+    cursor = first.next_cursor
+    while cursor is not None:
+        page = samples_kb.list_documents(ListRequest(cursor=cursor))
+        assert page.grouped
+        seen += [line.company for line in page.grouped]
+        cursor = page.next_cursor
+    assert len(seen) == len(set(seen)) == 4 and seen == sorted(seen, key=str.casefold)
+    bestbuy = next(line for page_line in [first] for line in page_line.grouped or [] if "BEST BUY" in line.company)
+    assert bestbuy.names == ["BBY"] and bestbuy.filings == ["10-Q quarter ended 2023-07-29"]
+    text, structured = answer_parts(first, "compact")
+    assert f"cursor={first.next_cursor!r}" in text and structured["documents"] == []
+    assert "Narrow with company=, year=, form= or documents=" in text
+    with pytest.raises(QueryError, match="call list_documents again without a cursor"):
+        samples_kb.list_documents(ListRequest(cursor=first.next_cursor, company="MGM"))  # another listing's cursor
+    with pytest.raises(QueryError, match="is not one this listing gave"):
+        samples_kb.list_documents(ListRequest(cursor="1:00000000"))
+
+
+def test_a_thousand_filings_stay_within_the_budget(samples_kb: KnowledgeBase) -> None:
+    """The samples' records copied to 1,000 filings of 400 companies: every page of the listing, in both
+    renderings, within 3,000 characters, and the first one says what the whole holds."""
+    metas = samples_kb.documents()
+    many = [
+        meta.model_copy(update={"document": f"{n:04d}_{meta.document}", "company": f"Company {n % 400:03d} Holdings"})
+        for n, meta in ((n, metas[n % len(metas)]) for n in range(1_000))
+    ]
+    pages, cursor = [], None
+    while True:
+        page = listing.page_of(many, listing.start_of(cursor, "v", ""), "v", "")
+        result = samples_kb.list_documents().model_copy(update={
+            "documents": list(page.documents), "matching": 1_000, "total_documents": 1_000,
+            "grouped": [knowledge_base.CompanyLine(company=c.company, names=list(c.names), filings=list(c.filings))
+                        for c in page.companies],
+            "summary": listing.summary(many), "next_cursor": page.next_cursor,
+        })  # fmt: skip
+        pages.append(_sizes(result))
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert len(pages) > 10 and max(max(sizes) for sizes in pages) <= BUDGET
+    assert listing.summary(many).startswith("1000 filings of 400 companies")
+
+
+def test_filters_that_match_nothing_say_what_exists(samples_kb: KnowledgeBase) -> None:
+    with pytest.raises(QueryError, match=r"closest of the 4 companies in the index: MGM RESORTS"):
+        samples_kb.list_documents(ListRequest(company="MGM Resort Intl"))
+    assert samples_kb.list_documents(ListRequest(documents=MGM.name)).matching == 1
