@@ -155,7 +155,8 @@ class KnowledgeBase:
         everything = self.documents()
         filters = Filters(documents=request.documents, company=request.company, year=request.year, form=request.form)
         allowed = filter_documents(self._index, filters)
-        documents = everything if allowed is None else [d for d in everything if d.document in set(allowed)]
+        kept = set(allowed or ())
+        documents = everything if allowed is None else [d for d in everything if d.document in kept]
         version, said = self._index.manifest.created_at, request.filters_text()
         start = start_of(request.cursor, version, said)
         listed, grouped, cursor = documents, None, None
