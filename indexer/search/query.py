@@ -42,6 +42,7 @@ class Query:
     depth: int  # rows each ranked list reads
     unnamed: tuple[str, ...]  # a judgement asked without naming its line items: the sections that answer it
     variants: tuple[Variant, ...]  # the texts the lists search, with their weights
+    contents: tuple[tuple[str, ...], ...]  # each variant's content tokens (the tokenizer's, stopwords out), once
     names: frozenset[str]  # name tokens of the companies in scope
     scoped_names: frozenset[str]  # … left out of BM25 within a company's own filings
     wanted: frozenset[str]  # the question's content terms, names left out
@@ -76,9 +77,9 @@ def read_query(index: LoadedIndex, request: SearchRequest, recipe: Recipe) -> Qu
     variants = _variants(index, text, scope, recipe, unnamed)
     names = name_tokens(index, scope)
     tokenizer = index.tokenizer
-    wanted = {
-        t for v in variants if v.reason in BM25_VARIANTS for t in content_tokens(tokenizer.tokenize(v.text), tokenizer)
-    } - names
+    contents = tuple(tuple(content_tokens(tokenizer.tokenize(v.text), tokenizer)) for v in variants)
+    wanted = {t for v, tokens in zip(variants, contents, strict=True) if v.reason in BM25_VARIANTS for t in tokens}
+    wanted -= names
     judged = unnamed if recipe.judgements else ()
     sections = question_sections(text, judged, causal=plan.kind == "causal") if recipe.sections else ()
     return Query(
@@ -91,6 +92,7 @@ def read_query(index: LoadedIndex, request: SearchRequest, recipe: Recipe) -> Qu
         depth=depth,
         unnamed=unnamed,
         variants=tuple(variants),
+        contents=contents,
         names=frozenset(names),
         scoped_names=frozenset(scoped_name_tokens(index, scope) if scope is not None else ()),  # all filings: kept
         wanted=frozenset(wanted),

@@ -16,7 +16,6 @@ from indexer.core.errors import QueryError, shown
 from indexer.core.models import TABLE_ROW
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.index.reader import LoadedIndex, allowed_rows
-from indexer.search.expand import content_tokens
 from indexer.search.filters import filter_documents
 from indexer.search.hits import Hit, make_hit, with_highlights
 from indexer.search.query import Query, read_query
@@ -59,11 +58,7 @@ def run_search(index: LoadedIndex, request: SearchRequest, recipe: Recipe = DEFA
 
 def _check_searchable(index: LoadedIndex, query: Query, recipe: Recipe) -> None:
     """A question with no word to search for, in an index without vectors, is refused with what to do instead."""
-    tokenizer = index.tokenizer
-    searchable = any(
-        without_names(content_tokens(tokenizer.tokenize(v.text), tokenizer), set(query.scoped_names))
-        for v in query.variants
-    )
+    searchable = any(without_names(list(contents), set(query.scoped_names)) for contents in query.contents)
     if not searchable and not (index.storage.dense_search and "dense" in recipe.retrievers):
         raise QueryError(
             f"the query {shown(query.variants[0].text)} has no searchable words and this index has no dense vectors; "

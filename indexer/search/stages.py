@@ -77,9 +77,8 @@ def _words(index: LoadedIndex, query: Query, recipe: Recipe, ranking: Ranking) -
     storage, plan = index.storage, query.plan
     if "bm25" not in recipe.retrievers:
         return
-    for variant in query.variants:
-        tokens = without_names(content_tokens(index.tokenizer.tokenize(variant.text), index.tokenizer),
-                               set(query.scoped_names))  # fmt: skip
+    for variant, contents in zip(query.variants, query.contents, strict=True):
+        tokens = without_names(list(contents), set(query.scoped_names))
         if not tokens or variant.reason not in BM25_VARIANTS:
             continue
         rows = storage.passages(tokens, query.depth, query.allowed)
