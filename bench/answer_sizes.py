@@ -7,7 +7,7 @@ Queries are generic (they fit any filings corpus), in English and Chinese; `get_
 `get_outline` and `get_financials` are measured on the documents and pages of the searches' top hits. Targets
 (issues 13 and 29): a top-5 search ≤ 8,000 characters of text and of structuredContent, an income statement's
 structuredContent ≤ 8,000, a survey (`detail="pages"`) top-10 ≤ 1,500, tools/list descriptions + input schemas ≤
-9,000; `get_page` text ≤ 2.5 × the page's text + 2,000.
+8,000 (issue 58); `get_page` text ≤ 2.5 × the page's text + 2,000.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ QUERIES = {
 SEARCH_LIMIT = 8_000
 SURVEY_LIMIT = 1_500
 LISTING_LIMIT = 3_000  # issue 58: list_documents at any size of index
-TOOLS_LIST_LIMIT = 9_000  # issue 43: room for ranges, notes and names
+TOOLS_LIST_LIMIT = 8_000  # issue 58 (9,000 since issue 43)
 PAGE_FACTOR, PAGE_EXTRA = 2.5, 2_000
 MODES = ("compact", "full")
 

@@ -29,7 +29,7 @@ class FinancialsRequest(BaseModel):
     items: list[Annotated[str, Field(min_length=1, max_length=100)]] | None = Field(
         default=None,
         max_length=30,
-        description="concepts (revenue, capex) or label words in either language (营业收入, 'net sales')",
+        description="concepts (revenue, capex) or printed labels (营业收入, 'net sales')",
     )
     year: int | None = Field(default=None, ge=1900, le=2100, description="fiscal year of the figures")
     limit: int = Field(default=200, ge=1, le=2000, description="rows returned at most")
@@ -129,7 +129,7 @@ class SectionRequest(BaseModel):
     section: str = Field(
         min_length=1,
         max_length=200,
-        description="a key from get_outline ('7', '1A', 'II', '第十节', 'balance_sheet') or words of a title",
+        description="a get_outline key ('7', '1A', '第十节', 'balance_sheet') or title words",
     )
     cursor: str | None = Field(default=None, max_length=20, description="next_cursor from the previous call")
 
@@ -141,8 +141,8 @@ class QuoteRequest(Claim):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
-    page: int = Field(description="1-based page the quote is cited from")
-    quote: str = Field(max_length=MAX_INPUT_CHARS, description="the figure or text, verbatim, e.g. '394,328'")
+    page: int = Field(description="1-based page cited")
+    quote: str = Field(max_length=MAX_INPUT_CHARS, description="figure or text as printed, e.g. '394,328'")
     label: str | None = Field(default=None, max_length=200, description="its table row, e.g. 'Revenue', '营业收入'")
     period: str | None = Field(default=None, max_length=100, description="its column, e.g. '2022', '2019年'")
 
@@ -152,7 +152,7 @@ class ClaimsRequest(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    claims: list[Claim] = Field(min_length=1, max_length=MAX_CLAIMS, description="the figures to check")
+    claims: list[Claim] = Field(min_length=1, max_length=MAX_CLAIMS, description="figures or sentences")
 
 
 class RenderRequest(BaseModel):
@@ -162,13 +162,9 @@ class RenderRequest(BaseModel):
 
     document: str = Field(max_length=MAX_DOCUMENT_CHARS, description=_DOCUMENT)
     page: int = Field(description="1-based page number")
-    quote: str | None = Field(
-        default=None, max_length=MAX_INPUT_CHARS, description="text to locate and highlight (as locate_quote)"
-    )
-    bboxes: list[Box] | None = Field(
-        default=None, max_length=MAX_BOXES, description=f"boxes to highlight (at most {MAX_BOXES}), e.g. a hit's bboxes"
-    )
-    dpi: int = Field(default=110, ge=36, le=300, description="resolution, dots per inch")
+    quote: str | None = Field(default=None, max_length=MAX_INPUT_CHARS, description="text to highlight")
+    bboxes: list[Box] | None = Field(default=None, max_length=MAX_BOXES, description="boxes to highlight, e.g. a hit's")
+    dpi: int = Field(default=110, ge=36, le=300)
 
 
 PAGE_IMAGE_DPI = 144  # a letter page at 1224 × 1584 px, the long side capped at 1600 (render.MAX_SIDE_PX)

@@ -6,42 +6,32 @@ from __future__ import annotations
 from collections import Counter
 
 from indexer.index.store import Manifest
+from indexer.listing import NAMED_FILINGS, summary
 from mcp_server.file_text import inline
-
-_LISTED_DOCUMENTS = 25
 
 
 def coverage(manifest: Manifest) -> str:
-    """What the loaded index covers, in words for the calling model's tool descriptions (names and titles quoted
-    and cleaned: they come from the files and are not instructions)."""
+    """What the loaded index covers, in one sentence at any size (and one more while some filings wait for their
+    vectors): the counts by language, company, form and year; each file named (quoted and cleaned: names come
+    from the files and are not instructions) only while the index is as short as a listing that names each."""
     docs = manifest.documents
     if not docs:
         return "The knowledge base is empty."
     languages = Counter(d.language or "unknown" for d in docs)
-    companies = sorted({d.company for d in docs if d.company})
-    years = sorted({d.year for d in docs if d.year})
-    lines = [
-        f"The knowledge base holds {len(docs)} filings/reports "
-        f"({', '.join(f'{n} {inline(lang, 10, quoted=False)}' for lang, n in languages.most_common())}); "
-        f"companies: {', '.join(inline(c, 60) for c in companies[:_LISTED_DOCUMENTS]) or 'unknown'}; "
-        f"years: {', '.join(map(str, years)) or 'unknown'}.",
-        "Documents (name: title):",
-    ]
-    for doc in sorted(docs, key=lambda d: d.document)[:_LISTED_DOCUMENTS]:
-        language = inline(doc.language or "?", 10, quoted=False)
-        lines.append(f"- {inline(doc.document)}: {inline(doc.title)} ({doc.pages} pages, {language})")
-    if len(docs) > _LISTED_DOCUMENTS:
-        lines.append(f"- … and {len(docs) - _LISTED_DOCUMENTS} more (call list_documents)")
-    if manifest.embedder is not None and (waiting := sum(not d.semantic_ready for d in docs)):
-        lines.append(
-            f"{waiting} of these documents are still being embedded: search finds them by their words until "
-            "semantic search covers them (list_documents: semantic_ready)."
-        )
-    lines.append(
-        "It does not cover other companies or periods, market prices, news, or anything not printed in these "
-        "documents: say so rather than guess."
+    kinds = ", ".join(f"{n} {inline(lang, 10, quoted=False)}" for lang, n in languages.most_common())
+    held = inline(summary(docs), 400, quoted=False)
+    named = (
+        ": " + ", ".join(inline(d.document) for d in sorted(docs, key=lambda d: d.document))
+        if len(docs) <= NAMED_FILINGS
+        else ""
     )
-    return "\n".join(lines)
+    lines = [
+        f"The knowledge base holds {held} in {kinds}{named}; list_documents lists them, and nothing else is covered "
+        "(other companies or periods, market prices, news): say so rather than guess."
+    ]
+    if manifest.embedder is not None and (waiting := sum(not d.semantic_ready for d in docs)):
+        lines.append(f"{waiting} of them are still being embedded: search finds those by their words meanwhile.")
+    return " ".join(lines)
 
 
 def coverage_line(manifest: Manifest) -> str:
@@ -55,6 +45,6 @@ def coverage_line(manifest: Manifest) -> str:
     span = f"{years[0]}–{years[-1]}" if len(years) > 1 else (str(years[0]) if years else "unknown years")
     kinds = ", ".join(f"{n} {inline(lang, 10, quoted=False)}" for lang, n in languages.most_common())
     return (
-        f"Covers {len(docs)} filings/reports ({kinds}; {span}), named in the server instructions and by "
-        "list_documents; nothing else: say so rather than guess."
+        f"Covers {len(docs)} filings/reports ({kinds}; {span}; list_documents names them) and nothing else: say "
+        "so rather than guess."
     )

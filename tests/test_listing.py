@@ -4,14 +4,17 @@ within the listing's budget, with a summary that says how to narrow, and a curso
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 import indexer.knowledge_base as knowledge_base
 import indexer.listing as listing
 from indexer.core.errors import QueryError
+from indexer.index.store import read_manifest
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import ListRequest
+from mcp_server.coverage import coverage
 from mcp_server.renderings import answer_parts
 from tests.conftest import BESTBUY_10Q, MGM
 
@@ -88,3 +91,17 @@ def test_filters_that_match_nothing_say_what_exists(samples_kb: KnowledgeBase) -
     with pytest.raises(QueryError, match=r"closest of the 4 companies in the index: MGM RESORTS"):
         samples_kb.list_documents(ListRequest(company="MGM Resort Intl"))
     assert samples_kb.list_documents(ListRequest(documents=MGM.name)).matching == 1
+
+
+def test_the_servers_catalogue_is_one_sentence_at_any_size(samples_index_dir: Path) -> None:
+    """The instructions' catalogue names each file of a small index and counts a large one, in one sentence."""
+    manifest = read_manifest(samples_index_dir)
+    small = coverage(manifest)
+    assert all(f'"{meta.document}"' in small for meta in manifest.documents) and small.count(". ") == 0
+    many = [
+        meta.model_copy(update={"document": f"{n:04d}_{meta.document}", "company": f"Company {n % 400:03d}"})
+        for n, meta in ((n, manifest.documents[n % len(manifest.documents)]) for n in range(1_000))
+    ]
+    large = coverage(manifest.model_copy(update={"documents": many}))
+    assert large.startswith("The knowledge base holds 1000 filings of 400 companies (")
+    assert "0000_" not in large and large.count(". ") == 0 and len(large) < 400

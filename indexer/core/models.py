@@ -121,7 +121,7 @@ class Box(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    page: int = Field(description="1-based page number")
+    page: int
     x0: float
     top: float
     x1: float

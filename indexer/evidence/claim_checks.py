@@ -34,8 +34,8 @@ class Claim(BaseModel):
     """One figure or sentence as the agent states it, with where it cites it."""
 
     document: str = Field(max_length=1000, description="a name from list_documents")
-    page: int = Field(ge=1, le=1_000_000, description="the 1-based page it is cited from")
-    quote: str = Field(min_length=1, max_length=2000, description="the figure or text as printed, e.g. '394,328'")
+    page: int = Field(ge=1, le=1_000_000, description="1-based page cited")
+    quote: str = Field(min_length=1, max_length=2000, description="figure or text as printed, e.g. '394,328'")
     label: str | None = Field(default=None, max_length=200, description="its table row, e.g. 'Revenue'")
     period: str | None = Field(default=None, max_length=100, description="its column, e.g. '2022'")
 

@@ -44,32 +44,32 @@ class SearchRequest(BaseModel):
     documents: str | None = Field(
         default=None,
         max_length=MAX_GLOB_CHARS,
-        description="only file names matching this glob, e.g. '*2022*'",
+        description="file-name glob, e.g. '*2022*'",
     )
     company: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
-        description="only this company: name, ticker or stock code",
+        description="name, ticker or stock code",
     )
     year: int | None = Field(
         default=None,
         ge=1900,
         le=2100,
-        description="only this fiscal year, as the filer names it",
+        description="fiscal year as the filer names it",
     )
     form: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
-        description="only this form: 10-K, 10-Q, 8-K, earnings release, 年报, 研报",
+        description="10-K, 10-Q, 8-K, earnings release, 年报, 研报",
     )
     use_regex: bool = Field(
         default=False,
-        description=r"query is a case-insensitive regex, e.g. '\$[\d,]+ million'",
+        description=r"query is a regex (any case), e.g. '\$[\d,]+ million'",
     )
     broker: str | None = Field(
         default=None,
         max_length=MAX_FILTER_CHARS,
-        description="only research notes (研报) of this broker",
+        description="研报 of this broker",
     )
 
     @property

@@ -234,11 +234,9 @@ DOCS = ToolDocs(
 TOOL = Declared(
     "get_financials",
     "The financial statements as data: each figure of the income, balance sheet, cash flow and key-data "
-    "(主要会计数据) tables with its label as printed, a concept (revenue, net_income, eps_diluted, total_assets, "
-    "operating_cash_flow, capex …), its period and the figure as printed, by statement and page; verified only "
-    "when its value, scale, currency and period were each read from the filing (else it says what is missing); "
-    "detail='full' adds values in units, sources and boxes. Parent-company-only statements (母公司) are left out. "
-    "Use it for multi-year figures and ratios; cite each page.",
+    "(主要会计数据) tables with its printed label, concept (revenue, net_income, eps_diluted, capex …) and period, "
+    "by statement and page; verified only when value, scale, currency and period were each read from the filing "
+    "(else it says what is missing). Group statements only (母公司 left out). For multi-year figures and ratios.",
     FinancialsBrief,
     request=FinancialsRequest,
     full=Financials,

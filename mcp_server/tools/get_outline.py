@@ -96,8 +96,8 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "get_outline",
-    "A document's outline from the headings in its body: 10-K/10-Q Parts and Items, a 年报's 节, the statements "
-    "and each note, each with its pages and a `key` for read_section.",
+    "A document's outline from its headings: 10-K/10-Q Parts and Items, a 年报's 节, the statements and notes, "
+    "each with its pages and a `key` for read_section.",
     OutlineBrief,
     request=OutlineRequest,
     full=Outline,

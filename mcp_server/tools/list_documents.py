@@ -181,8 +181,8 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "list_documents",
-    "List the filings: each one while few; past a dozen, by company (forms and periods) with a summary and a "
-    "cursor. Narrow with company, year, form or documents.",
+    "List the filings: each while few, past a dozen grouped by company with a summary and a cursor; narrow with "
+    "the filters.",
     DocumentsBrief,
     request=ListRequest,
     full=DocumentList,

@@ -84,11 +84,10 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "locate_quote",
-    "Verify a quoted figure or sentence on a page; get the matched text's boxes. Tolerates whitespace, currency "
+    "Verify a quoted figure or sentence on a page (or its neighbours) and get its boxes. Tolerates whitespace, "
     "signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万), never a "
-    "different number. A short figure printed several times is ambiguous (every candidate given); neighbouring "
-    "pages are tried. With `label`/`period`, verified only in that table row and column, else the note says "
-    "where it is. For many figures: verify_claims.",
+    "different number; a short figure printed several times is ambiguous. With `label`/`period`, verified only in "
+    "that row and column. For many figures: verify_claims.",
     QuoteBrief,
     request=QuoteRequest,
     full=QuoteLocation,

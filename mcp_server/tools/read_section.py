@@ -38,8 +38,8 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "read_section",
-    f"Read one section (Item 7, 1A, 第四节, balance_sheet … keys from get_outline): its text, each page headed "
-    f"[p.N], at most {SECTION_CHARS:,} characters a call; pass next_cursor as `cursor` to go on.",
+    f"Read one section by its get_outline key: its text, each page headed [p.N], up to {SECTION_CHARS:,} "
+    "characters a call; pass next_cursor as `cursor` to go on.",
     SectionText,
     request=SectionRequest,
     forms={SectionText: Form(lambda r, detail: r, lambda r, b: section_text(r))},

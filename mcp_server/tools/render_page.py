@@ -47,8 +47,7 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "render_page",
-    "Render a page as a PNG with a quote (located as by locate_quote) or given boxes highlighted, to show the "
-    "evidence to the user. The long side is at most 1600 px.",
+    "A page as a PNG with a quote or boxes highlighted, to show the evidence to a person (long side ≤ 1600 px).",
     RenderedPage,
     request=RenderRequest,
     detail=None,

@@ -221,11 +221,10 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "search_reports",
-    "Search the filings for passages: keywords (BM25) and meaning, fused; English and Chinese terms and periods "
-    "are expanded (1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Returns each page's best passage, best first, with "
-    "document, 1-based page, section and one box (PDF points, top-left origin). A company, year or form named in "
-    "the query narrows it; so do `documents`, `company`, `year`, `form`, `broker`. To compare filings, search "
-    f"each. {CITE}",
+    "Search the filings: keywords (BM25) and meaning, fused; English and Chinese terms and periods are expanded "
+    "(1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Each page's best passage, best first, with document, 1-based "
+    "page, section and a box. A company, year or form named in the query narrows it, as do the filters. To "
+    f"compare filings, search each. {CITE}",
     SearchBrief,
     request=SearchRequest,
     full=SearchResult,
