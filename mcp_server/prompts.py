@@ -39,8 +39,9 @@ How to work:
 5. Before you answer, verify every figure you cite in ONE call: verify_claims(claims=[{{document, page, quote,
    label?, period?}}, …]) — up to 50 at once, one verdict per claim in order; for a figure from a table pass the row
    `label` and the `period` you attribute it to (get_financials rows marked verified are already checked at their
-   boxes; cite their page). Fix a claim verified elsewhere from the note (it says where the figure really is),
-   quote more of an ambiguous one, and mark anything not verified "(unverified)". Never present an unverified
+   boxes; cite their page). Fix a claim found elsewhere from the note (it says where the figure really is),
+   check the row a label_not_matched note names (your column, another row), quote more of an ambiguous one,
+   and mark anything not verified "(unverified)". Never present an unverified
    figure as fact. (locate_quote checks one quote and returns all its boxes.)
 6. To compare companies or periods, search each document separately (use `documents` or `company`) and cite each.
 7. If the filings do not contain the answer, say "not found in the filings" — do not estimate or use outside

@@ -65,6 +65,17 @@ def test_a_figure_in_another_row_or_column_is_not_verified_and_the_note_says_whe
         kb.locate(SIFANG.name, 5, "1,175,301,034.32 and 1,230,537,181.80", "营业收入", None)
 
 
+def test_a_figure_in_the_claimed_column_of_another_row_is_label_not_matched(samples_kb: KnowledgeBase) -> None:
+    """The claimed period's column holds the figure, in a row the label does not name: the verdict names that row
+    (the agent judges whether it is the same item under another wording), not "elsewhere"."""
+    found = samples_kb.locate(SIFANG.name, 5, "1,175,301,034.32", "营业总收入", "2019年")
+    assert not found.verified and found.note.startswith("label not matched: 1,175,301,034.32 is under '2019年'")
+    assert "in row '营业收入' under '2019年'" in found.note and found.context.startswith("营业收入")
+    assert "".join(c for c in text_under(SIFANG, 5, found.boxes[:1], level="chars") if c.isdigit()) == "117530103432"
+    other_year = samples_kb.locate(SIFANG.name, 5, "1,175,301,034.32", "营业总收入", "2018年")
+    assert not other_year.verified and other_year.note.startswith("1,175,301,034.32 is not in row")
+
+
 def test_locate_quote_takes_label_and_period(samples_index_dir: Path, cache_dir: Path) -> None:
     arguments = {"document": SIFANG.name, "page": 5, "quote": "129,465,020.68", "label": "归属于上市公司股东的净利润"}
     right, wrong = call_tools(samples_index_dir, cache_dir, [

@@ -25,6 +25,7 @@ def test_each_claim_gets_its_verdict_in_order(samples_index_dir: Path, cache_dir
         {"document": "nope.pdf", "page": 5, "quote": "1"},
         {"document": SIFANG.name, "page": 99, "quote": "1"},
         {"document": SIFANG.name, "page": 4, "quote": "2,464,948,703.85"},  # printed on p.5: a neighbouring page
+        {"document": SIFANG.name, "page": 5, "quote": REVENUE_2019, "label": "营业总收入", "period": "2019年"},
     ]
     compact, full = call_tools(samples_index_dir, cache_dir, [
         ("verify_claims", {"claims": claims}),
@@ -33,15 +34,17 @@ def test_each_claim_gets_its_verdict_in_order(samples_index_dir: Path, cache_dir
     checks = compact.structured_content["checks"]
     assert [c["status"] for c in checks] == [
         "verified", "verified", "elsewhere", "ambiguous", "not_found", "error", "error", "verified",
+        "label_not_matched",
     ]  # fmt: skip
-    assert [c["claim"] for c in checks] == list(range(1, 9))
+    assert [c["claim"] for c in checks] == list(range(1, 10))
+    assert "in row '营业收入' under '2019年'" in checks[8]["note"]
     assert checks[0]["page"] == 5 and Box(**checks[0]["bbox"]).page == 5
     assert "2019年" in checks[2]["note"]  # where the figure really is
     assert checks[3]["candidates"] > 1
     assert "nope.pdf" in checks[5]["note"] and "pages 1 to 12" in checks[6]["note"]
     assert checks[7]["page"] == 5 and checks[7]["requested_page"] == 4
     assert compact.structured_content["counts"] == {
-        "verified": 3, "elsewhere": 1, "ambiguous": 1, "not_found": 1, "error": 2,
+        "verified": 3, "elsewhere": 1, "ambiguous": 1, "not_found": 1, "error": 2, "label_not_matched": 1,
     }  # fmt: skip
 
     lines = compact.content[0].text.splitlines()
@@ -50,6 +53,7 @@ def test_each_claim_gets_its_verdict_in_order(samples_index_dir: Path, cache_dir
         f"[1] VERIFIED {SIFANG.name} p.5 '{REVENUE_2019}' · box {box_text(Box(**checks[0]['bbox']))}"
     )
     assert lines[3].startswith("[3] ELSEWHERE") and lines[6].startswith("[6] ERROR nope.pdf p.5")
+    assert lines[9].startswith("[9] LABEL NOT MATCHED")
     whole = full.structured_content["full"]["checks"]
     assert json.loads(full.content[0].text)["checks"] == whole
     assert len(whole[3]["bboxes"]) == checks[3]["candidates"] and "bboxes" not in checks[3]

@@ -2,7 +2,8 @@
 ``locate_quote`` call would (its own time budget), one verdict per claim in the order given.
 
 A verdict says what an agent does next: ``verified`` (cite it), ``ambiguous`` (the figure fits several places: the
-note names them; quote more of it or name the row/period), ``elsewhere`` (printed, but not where the claim puts it:
+note names them; quote more of it or name the row/period), ``label_not_matched`` (in the claimed column, in a row
+the label does not name: the note names the row), ``elsewhere`` (printed, but not where the claim puts it:
 the note says where), ``not_found``, ``error`` (an unknown document, a page out of range: the message says what to
 pass instead) or ``not_checked`` (the call's time ran out before this claim: ask again for the rest). One bad claim
 never costs the others.
@@ -19,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from indexer.core.errors import FilingsError
 from indexer.core.models import Box
+from indexer.evidence.claims import LABEL_NOT_MATCHED
 from indexer.evidence.quotes import Located
 
 logger = logging.getLogger(__name__)
@@ -27,7 +29,7 @@ MAX_CLAIMS = 50
 CLAIMS_BUDGET_S = 20.0  # the whole call; each claim also has the single quote's own budget
 QUOTE_ECHO_CHARS = 80
 
-Status = Literal["verified", "ambiguous", "elsewhere", "not_found", "error", "not_checked"]
+Status = Literal["verified", "ambiguous", "label_not_matched", "elsewhere", "not_found", "error", "not_checked"]
 
 
 class Claim(BaseModel):
@@ -83,6 +85,8 @@ def status_of(found: Located) -> Status:
         return "verified"
     if found.note.startswith("ambiguous"):
         return "ambiguous"
+    if found.note.startswith(LABEL_NOT_MATCHED):
+        return "label_not_matched"
     if found.match == "none" or not found.boxes:
         return "not_found"
     return "elsewhere"

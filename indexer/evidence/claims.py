@@ -3,8 +3,10 @@
 ``locate_quote`` proves a figure is printed on a page; "revenue was 46,298 in 2021" also needs 46,298 to sit in the
 revenue row under the 2021 column. With a ``label`` and/or ``period``, the page's tables are searched for cells whose
 value equals the quoted figure (as printed, or in the unit the page declares: "(in millions)", 单位：万元), in a row
-whose label contains ``label`` and under a column whose header contains ``period``. Verified only there; otherwise
-the note says where the figure really is (which row, which column).
+whose label contains ``label`` and under a column whose header contains ``period``. Verified only there. A figure in
+the claimed column but a row the label does not name is "label not matched", with the row it is in (a row printed
+under another wording, or another figure that happens to be equal); elsewhere the note says where the figure really
+is (which row, which column).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from indexer.evidence.quotes import MAX_CANDIDATES, Located, figures
 from indexer.evidence.units import page_multiplier
 
 _SHOWN_PLACES = 3
+LABEL_NOT_MATCHED = "label not matched"  # how a note starts when the figure is in the claimed column, another row
 UNKNOWN_REPORT = ReportPeriod(None, None)
 HEADER_REACH = 60.0  # points above a table where its column headers may be printed
 HEADER_STACK = 24.0  # points between the lines of one stacked column header
@@ -151,6 +154,16 @@ def check_claim(
             f"ambiguous: {quote.strip()} fits {claimed} {len(exact)} times ({where}); name the row or period more fully"
         )
         return Located(verified=False, match="table_cell", matched_text=quote, boxes=boxes, page=page.number, note=note)
+    in_column = _fitting(places, wanted[0], "", _words(period)) if label and period else []
+    if label and period and in_column:
+        # printed in the claimed column, in a row the label does not name: the row it is in, for the agent to judge
+        where = "; ".join(place.where for place in in_column[:_SHOWN_PLACES])
+        boxes = [b for place in in_column[:MAX_CANDIDATES] for b in place.cell.boxes]
+        note = f"{LABEL_NOT_MATCHED}: {quote.strip()} is under {shown(period)} on page {page.number} in {where}, " + (
+            f"not in a row named {shown(label)}; cite that row's label, or check the page with get_page"
+        )
+        return Located(verified=False, match="table_cell", matched_text=in_column[0].cell.text, boxes=boxes,
+                       page=page.number, note=note, context=row_context(in_column[0].row))  # fmt: skip
     if places:
         where = "; ".join(place.where for place in places[:_SHOWN_PLACES])
         boxes = [b for place in places[:MAX_CANDIDATES] for b in place.cell.boxes]

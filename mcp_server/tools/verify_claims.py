@@ -67,14 +67,15 @@ def claims_text(result: ClaimsBrief) -> str:
 
 DOCS = ToolDocs(
     does=(
-        "up to 50 figures checked in one call, one verdict per claim in order: verified, ambiguous, elsewhere "
-        "(where the figure really is), not found"
+        "up to 50 figures checked in one call, one verdict per claim in order: verified, ambiguous, label not "
+        "matched (in the claimed column, another row), elsewhere (where the figure really is), not found"
     ),
     arguments="`claims`: 1–50 of `{document, page, quote, label?, period?}`",
     returns=(
         "one verdict per claim, in order: `checks [{claim, document, requested_page, quote, status, page, "
         "match, matched_text, note, bbox, candidates}]` — `status` `verified`, `ambiguous` (the note names "
-        "the candidates), `elsewhere` (the note says where the figure really is), `not_found`, `error` (an "
+        "the candidates), `label_not_matched` (under the claimed period, in a row the label does not name: the note "
+        "names it), `elsewhere` (the note says where the figure really is), `not_found`, `error` (an "
         "unknown document, a page out of range: the message) or `not_checked` (the call's 20 s ran out); "
         "`counts` per status; `full`: every candidate's boxes"
     ),
@@ -83,9 +84,9 @@ DOCS = ToolDocs(
 
 TOOL = Declared(
     "verify_claims",
-    f"Verify up to {MAX_CLAIMS} figures or sentences in one call, each as locate_quote would (label and period "
-    "optional): a verdict per claim in order — verified, ambiguous, elsewhere (the note says where it is), "
-    "not_found or error. Use it once at the end for every figure you state; report unverified ones as such.",
+    f"Verify up to {MAX_CLAIMS} figures or sentences at once, each as locate_quote (label, period optional): a "
+    "verdict per claim, in order — verified, ambiguous, label_not_matched, elsewhere (the note says where), "
+    "not_found, error. Use it at the end on every figure you state; report unverified ones as such.",
     ClaimsBrief,
     request=ClaimsRequest,
     full=ClaimChecks,
