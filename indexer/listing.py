@@ -43,8 +43,10 @@ class Page:
 
 
 def _item(meta: DocumentMeta) -> str:
+    """A filing in a company's line: its form and period, and an 8-K's item numbers ('8-K 2023-05-03 (5.07)')."""
     period = meta.period or (f"FY{meta.year}" if meta.year else "")
-    return " ".join(part for part in (meta.form or "filing", period) if part)
+    items = f"({', '.join(item.number for item in meta.items)})" if meta.items else ""
+    return " ".join(part for part in (meta.form or "filing", period, items) if part)
 
 
 def grouped(documents: list[DocumentMeta]) -> list[tuple[CompanyFilings, list[DocumentMeta]]]:

@@ -31,8 +31,11 @@ def test_a_short_listing_names_every_filing(samples_kb: KnowledgeBase) -> None:
     assert everything.grouped is None and everything.matching == everything.total_documents == 4
     one = samples_kb.list_documents(ListRequest(company="Best Buy"))
     assert [d.document for d in one.documents] == [BESTBUY_10Q.name] and one.filters == "company='Best Buy'"
-    text, _ = answer_parts(one, "compact")
+    text, structured = answer_parts(one, "compact")
     assert text.startswith("1 of 4 documents") and BESTBUY_10Q.name in text
+    # what it reports: each calendar end with the columns that end there, as its statements print them
+    assert "reports 2023-07-29 3m/6m/balance FY2024; 2023-01-28 balance FY2023; 2022-07-30 3m/6m/balance" in text
+    assert structured is not None and structured["documents"][0]["reports"][0] == "2023-07-29 3m/6m/balance FY2024"
 
 
 def test_past_a_dozen_filings_it_pages_by_company(samples_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:

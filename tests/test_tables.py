@@ -9,6 +9,7 @@ import pytest
 
 from indexer.core.figures import is_value, parse_value
 from indexer.core.models import Box, Line, Page, Span, Table, TableRegion
+from indexer.evidence.claims import check_claim
 from indexer.index.reader import LoadedIndex
 from indexer.ingest.chunk import ChunkSettings, mark_furniture
 from indexer.ingest.parse import PdfParser
@@ -16,7 +17,7 @@ from indexer.ingest.table_lines import split_line
 from indexer.ingest.tables import check_totals, find_tables
 from indexer.knowledge_base import KnowledgeBase
 from indexer.search.table_evidence import is_period_token
-from tests.conftest import BESTBUY_10Q, ROOT, SIFANG, hits_for, text_under
+from tests.conftest import BESTBUY_10Q, BROKER, ROOT, SIFANG, hits_for, text_under
 
 NICS = ROOT / "tests" / "pdfs" / "pdfplumber_nics-background-checks-2015-11.pdf"
 
@@ -274,3 +275,65 @@ def test_a_statements_first_row_above_the_parsers_block_is_in_the_table() -> Non
     assert [row.label for row in tables[0].rows] == ["Net earnings", "Depreciation and amortization",
                                                      "Restructuring charges"]  # fmt: skip
     assert [cell.text for cell in tables[0].rows[0].cells] == ["$1,419", "$2,454", "$1,798"]
+
+
+def test_a_label_wrapped_over_lines_the_parser_banded_apart_is_one_row() -> None:
+    """A bank's statement: each printed line its own parser band. A label over three lines (the figures on the
+    last), and one whose last word wraps after its figures, are each one row; a group label stays a group."""
+    lines = _printed(12, [
+        (100, [("Year ended 31 December", 59, 160), ("2023", 436, 462), ("2022", 521, 548)]),
+        (120, [("Operating income", 59, 150)]),
+        (134, [("Net interest income", 69, 160), ("9,000", 436, 462), ("8,000", 521, 548)]),
+        (148, [("Consolidated profit or loss attributable to", 59, 230)]),
+        (159, [("shareholders and investors in additional", 59, 220)]),
+        (170, [("equity components", 59, 140), ("2,155", 436, 462), ("1,980", 521, 548)]),
+        (184, [("Profit attributable to non-controlling", 59, 220), ("45", 445, 462), ("40", 530, 548)]),
+        (195, [("interests", 59, 100)]),
+        (209, [("Net profit", 59, 110), ("2,200", 436, 462), ("2,020", 521, 548)]),
+    ])  # fmt: skip
+    bands = tuple((line.box.top - 1, line.box.bottom + 1) for line in lines[1:])
+    block = TableRegion(box=Box(page=12, x0=55, top=98, x1=550, bottom=206), row_bands=bands)
+    (table,) = find_tables(Page(number=12, width=612, height=792, lines=lines), [block])
+    claimed = "Consolidated profit or loss attributable to shareholders and investors in additional equity components"
+    assert table.columns == ["2023", "2022"]
+    assert [(row.group, row.label) for row in table.rows] == [
+        ("Operating income", "Net interest income"),
+        (None, claimed),
+        (None, "Profit attributable to non-controlling interests"),
+        (None, "Net profit"),
+    ]  # fmt: skip
+    page = Page(number=12, width=612, height=792, lines=lines, tables=[table])
+    assert check_claim(page, "2,155", claimed, "2023").verified
+
+
+def test_two_tables_printed_side_by_side_are_two_tables(samples_kb: KnowledgeBase) -> None:
+    """A broker note's last page prints its ratios beside its income statement, each with its labels and year
+    columns (2022E: a forecast): two tables, each figure under its own label and year."""
+    tables = samples_kb.tables(BROKER.name, 3)
+    ratios = next(t for t in tables if any(r.label == "每股收益" for r in t.rows))
+    income = next(t for t in tables if any(r.label == "营业成本" for r in t.rows))
+    assert ratios is not income and ratios.box.x1 < income.box.x0
+    assert [(c.header, c.text) for c in _row(income, "营业成本").cells] == [
+        ("2021", "1,038"), ("2022E", "2,394"), ("2023E", "3,236"), ("2024E", "3,567"),
+    ]  # fmt: skip
+    assert [c.text for c in _row(ratios, "每股收益").cells] == ["1.07", "2.91", "4.43", "5.77"]
+    found = samples_kb.locate(BROKER.name, 3, "2,394", "营业成本", "2022E")
+    assert found.verified and found.note == "2,394 is in row '营业成本' under '2022E'"
+    assert text_under(BROKER, 3, found.boxes[:1]).strip() == "2,394"
+
+
+def test_a_text_column_between_figures_is_not_a_second_table() -> None:
+    """Figures with a unit ('5.15 years') or N/A between two runs of figures are a column of the one table."""
+    lines = _printed(70, [
+        (200, [("Gross", 148, 170), ("Impairment", 233, 270), ("Life", 391, 420), ("Net", 565, 580)]),
+        (222, [("Developed technology", 25, 120), ("258", 169, 190), ("(54)", 233, 255), ("5.15 years", 391, 440),
+               ("258", 452, 470), ("57", 565, 580)]),
+        (244, [("In-process research", 25, 110), ("6", 177, 190), ("(6)", 237, 255), ("N/A", 410, 430),
+               ("6", 460, 470), ("6", 569, 580)]),
+        (256, [("Customer relationships", 25, 120), ("168", 169, 190), ("(1)", 237, 255), ("1.25 years", 391, 440),
+               ("168", 452, 470), ("1", 569, 580)]),
+        (268, [("Trademark and trade name", 25, 125), ("37", 173, 190), ("(1)", 237, 255), ("1.25 years", 391, 440),
+               ("37", 456, 470), ("1", 569, 580)]),
+    ])  # fmt: skip
+    tables = find_tables(Page(number=70, width=612, height=792, lines=lines), [])
+    assert len(tables) == 1 and [len(row.cells) for row in tables[0].rows] == [4, 4, 4, 4]

@@ -236,6 +236,26 @@ class Place(BaseModel):
     bbox: Box
 
 
+class ReportedPeriod(BaseModel):
+    """A period a filing's statements report: a column header as printed, and the calendar end it names."""
+
+    model_config = ConfigDict(frozen=True)
+
+    printed: str = Field(description="the column header as printed, e.g. 'Three Months Ended July 29, 2023'")
+    end: str | None = Field(default=None, description="the date it ends (ISO), where the header or the report names it")
+    months: int | None = Field(default=None, description="3, 6, 9 or 12 for a duration; null for a balance date")
+    fiscal_year: int | None = Field(default=None, description="as the filer names it")
+
+
+class ReportedItem(BaseModel):
+    """An item an 8-K reports, as printed on it: '5.07' 'Submission of Matters to a Vote of Security Holders'."""
+
+    model_config = ConfigDict(frozen=True)
+
+    number: str
+    title: str
+
+
 class DocumentMeta(BaseModel):
     """What the indexer could tell about one file; unknown stays None."""
 
@@ -296,6 +316,10 @@ class DocumentMeta(BaseModel):
         description="the page numbers it prints, as runs (first PDF page, last PDF page, PDF page minus the number "
         "printed on it): a hit names both when they differ",
     )
+    periods: list[ReportedPeriod] = Field(
+        default_factory=list, description="the periods its income statement and balance sheet report, newest first"
+    )
+    items: list[ReportedItem] = Field(default_factory=list, description="an 8-K's items, as printed on it")
     cik: str | None = Field(default=None, description="SEC Central Index Key (EDGAR downloads)")
     filing_date: str | None = Field(default=None, description="date filed with the SEC (EDGAR downloads)")
     accession: str | None = Field(default=None, description="SEC accession number (EDGAR downloads)")

@@ -14,6 +14,7 @@ from indexer.core.errors import DocumentError, FilingsError
 from indexer.core.folios import folio_runs, read_folios
 from indexer.core.models import Chunk, DocumentMeta, Page
 from indexer.evidence.notes import Outlines, document_outlines
+from indexer.evidence.periods import ReportPeriod
 from indexer.index.store import Failure, pdf_file, read_manifest, read_pages, sha256_file
 from indexer.ingest import metadata
 from indexer.ingest.chunk import ChunkSettings, chunk_document, mark_furniture
@@ -21,6 +22,7 @@ from indexer.ingest.convert import is_html
 from indexer.ingest.edgar import read_sidecar
 from indexer.ingest.parse import PARSE_WORKERS, PdfParser
 from indexer.ingest.report import BuildReport, progress_bar
+from indexer.ingest.reported import eight_k_items, reported_periods
 from indexer.ingest.settings import BuildSettings
 from indexer.ingest.sources import Source
 from indexer.ingest.tables import with_tables
@@ -30,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 # Pages stored by an index are reused for an unchanged file (same sha256) only when they were produced the same
 # way: bump PARSER_VERSION whenever parsing, line grouping, furniture marking or table extraction changes.
-PARSER_VERSION = 16
+PARSER_VERSION = 17
 
 
 def parser_settings(settings: BuildSettings) -> dict[str, object]:
@@ -185,5 +187,10 @@ def _described(
         **(metadata.describe(name, pages) | _edgar_fields(source, known)),  # type: ignore[arg-type]
     )
     outlines = document_outlines([page.lines for page in pages])
+    report = ReportPeriod(None if meta.form == "8-K" else meta.period_end, meta.year)  # an 8-K is dated, no period
+    meta = meta.model_copy(update={
+        "periods": reported_periods(pages, outlines.statements, report),
+        "items": eight_k_items(pages) if meta.form == "8-K" else [],
+    })  # fmt: skip
     chunks = chunk_document(name, sha, pages, settings.chunking, outlines.sections)
     return Parsed(meta, pages, chunks, pdf, source.path, stored=known is not None, outlines=outlines)

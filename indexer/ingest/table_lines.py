@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import pairwise
 
 from indexer.core.figures import DASH, is_value
 from indexer.core.models import Box, Line, Span
 
 _CURRENCY = re.compile(r"^[$¥€£]$")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_YEAR = re.compile(r"^(?:19|20)\d\d[AEFP]?$")  # 2021, or a year marked actual or forecast (2022E, 2023F)
+INNER_LABEL_LETTERS = 3  # a second table's label has words ('EBIT', '所得税'); 'N/A' or '5.15 years' is a cell
+_MARKED_YEAR = re.compile(r"^(?:19|20)\d\d[AEFP]$")
 
 
 @dataclass
@@ -19,11 +22,27 @@ class LineSplit:
     line: Line
     label: list[Span]
     values: list[tuple[str, list[Span]]]
+    after: list[Span] = field(default_factory=list)  # text spans between figures (not part of the row's label)
 
     @property
     def header_like(self) -> bool:
-        """Only years and no label: a header row such as '2019  2018  2017'."""
-        return not self.label and all(_YEAR.match(text) for text, _ in self.values)
+        """A header row of years: only years and no label ('2019  2018  2017'), or a title then consecutive years
+        ('主要财务指标  2021  2022E  2023E', 'Years ended  2023  2022')."""
+        if not all(_YEAR.match(text) for text, _ in self.values):
+            return False
+        if not self.label:
+            return True
+        years = [int(text[:4]) for text, _ in self.values]
+        steps = {b - a for a, b in pairwise(years)}
+        return len(years) >= 2 and steps in ({1}, {-1})
+
+    @property
+    def inner_label(self) -> Span | None:
+        """The first text printed after this line's figures and before more of them: where a second table printed
+        beside the first begins ('每股收益 1.07 2.91 | 营业成本 1,038 2,394')."""
+        first = self.after[0].text.strip() if self.after else ""
+        words = sum(char.isalpha() for char in first)  # a label's words, not a figure with its unit ('5.15 years')
+        return self.after[0] if first[:1].isalpha() and words >= INNER_LABEL_LETTERS else None
 
 
 # A figure a parser may have merged into one text run with its label ('Net Revenue $ 86,392 $ 79,474 $'): thousands
@@ -70,11 +89,12 @@ def _pieces(span: Span) -> list[Span]:
 def split_line(line: Line) -> LineSplit:
     label: list[Span] = []
     values: list[tuple[str, list[Span]]] = []
+    after: list[Span] = []
     pending: list[Span] = []  # a currency sign waiting for its figure
     for span in [piece for printed in line.spans for piece in _pieces(printed)]:
         if _CURRENCY.match(span.text.strip()):
             pending.append(span)
-        elif is_value(span.text):
+        elif is_value(span.text) or _MARKED_YEAR.match(span.text.strip()):
             prefix = "".join(s.text.strip() for s in pending)
             values.append((prefix + span.text.strip(), [*pending, span]))
             pending = []
@@ -82,4 +102,8 @@ def split_line(line: Line) -> LineSplit:
             label.extend(pending)
             label.append(span)
             pending = []
-    return LineSplit(line, label, values)
+        elif span.text.strip():
+            after.append(span)
+    if after:  # only text printed between figures, not a note after the last one
+        after = [span for span in after if span.box.x0 < values[-1][1][-1].box.x0]
+    return LineSplit(line, label, values, after)

@@ -209,7 +209,34 @@ def rows_of(region: Region, splits: dict[int, LineSplit]) -> list[list[Line]]:
             rows.append(group)
             continue
         rows.extend(_band_rows(group, valued, splits))
-    return rows
+    figures = [spans[0].box.x0 for line in region.lines for _, spans in splits[id(line)].values]
+    return _wraps_joined(rows, splits, min(figures, default=0.0))
+
+
+def _wraps_joined(rows: list[list[Line]], splits: dict[int, LineSplit], figures_x0: float) -> list[list[Line]]:
+    """Rows whose label a band cut over lines, joined: a label-only row printed right below a row goes on with it
+    when that row's label is left open or it goes on in lower case (a label wrapped after its figures: 'Net cash
+    provided by operating 1,234' / 'activities'), and so does any row right below a label-only row left open or
+    going on in lower case ('Consolidated profit attributable to' / 'shareholders of the parent' / 'and other
+    equity holders 1,234'). A label-only line standing on its own ('Current assets:') stays a row, and so does one
+    reaching over the figures' columns (a sentence, a header)."""
+    out: list[list[Line]] = []
+    for row in rows:
+        previous = out[-1] if out else None
+        labels_only = (
+            all(line.box.x1 < figures_x0 for line in (*previous, *row) if not splits[id(line)].values)
+            if (previous is not None)
+            else False
+        )
+        if previous is not None and labels_only and _close(previous[-1], row[0]):
+            open_above = _continues(splits[id(previous[-1])]) or bool(_LOWER_START.match(row[0].text))
+            above_valued = any(splits[id(line)].values for line in previous)
+            row_valued = any(splits[id(line)].values for line in row)
+            if open_above and not (above_valued and row_valued):
+                previous.extend(row)
+                continue
+        out.append(list(row))
+    return out
 
 
 def _band_rows(group: list[Line], valued: list[Line], splits: dict[int, LineSplit]) -> list[list[Line]]:

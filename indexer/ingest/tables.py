@@ -21,6 +21,7 @@ from indexer.core.text import CJK_RANGE, FULLWIDTH_RANGE
 from indexer.core.tokenize import normalize_text
 from indexer.ingest.table_lines import LineSplit, split_line
 from indexer.ingest.table_rows import Region, regions_of, rows_of
+from indexer.ingest.table_sides import side_by_side
 
 logger = logging.getLogger(__name__)
 
@@ -198,6 +199,8 @@ def _make_table(page: Page, region: Region, used: set[int], splits: dict[int, Li
     row_groups = rows_of(region, splits)
     valued_lines = {id(s.line) for s in value_splits}
     first_value = next(i for i, g in enumerate(row_groups) if any(id(ln) in valued_lines for ln in g))
+    while first_value > 0 and _group_label(row_groups[first_value - 1], columns, splits):
+        first_value -= 1  # a group label between the header rows and the first figures ('Preferred stock')
     header_lines = [ln for g in row_groups[:first_value] for ln in g]
     above = [ln for ln in _above(page, row_groups[0][0], HEADER_LINES) if id(ln) not in used]
     for line in above:  # nearest first: header lines stand over the columns, the title above them does not
@@ -219,6 +222,11 @@ def _make_table(page: Page, region: Region, used: set[int], splits: dict[int, Li
     return Table(page=page.number, box=box, title=title, columns=_header_texts(header_lines, columns), rows=rows)
 
 
+def _group_label(lines: list[Line], columns: list[tuple[float, float]], splits: dict[int, LineSplit]) -> bool:
+    """Whether a row of label-only lines labels the rows below it: not over the columns, not a unit note."""
+    return not any(splits[id(ln)].values or _over_columns(ln, columns) or _UNIT_NOTE.match(ln.text) for ln in lines)
+
+
 def _table_rows(
     row_groups: list[list[Line]], splits: dict[int, LineSplit], columns: list[tuple[float, float]], headers: list[str]
 ) -> list[TableRow]:
@@ -233,7 +241,9 @@ def _table_rows(
         row_splits = [splits[id(ln)] for ln in lines]
         valued = [s for s in row_splits if s.values and not s.header_like]
         if not valued:
-            if any(_over_columns(ln, columns) for ln in lines):
+            if any(
+                _over_columns(ln, columns) or split.header_like for ln, split in zip(lines, row_splits, strict=True)
+            ):
                 pending_header.extend(lines)  # a header row inside the table: new headers for what follows
                 continue
             group = join_text([ln.text for ln in lines])
@@ -264,7 +274,7 @@ def find_tables(page: Page, parsed: list[TableRegion] | None = None) -> list[Tab
     value lines. Furniture lines (running headers, page numbers) are never part of a table."""
     parsed = page.regions if parsed is None else parsed
     splits = {id(line): split_line(line) for line in page.lines}  # each line cut once, used everywhere below
-    regions = regions_of(page, parsed, splits)
+    regions = [side for region in regions_of(page, parsed, splits) for side in side_by_side(region, splits)]
     # lines of a region that can be a table are not another table's headers; a block of header lines alone (years
     # over currencies, which the parser boxed apart) is free to head the table below it
     used = {id(line) for region in regions if _can_be_table(region, splits) for line in region.lines}

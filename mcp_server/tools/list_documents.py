@@ -25,6 +25,11 @@ class DocumentBrief(BaseModel):
     )
     form: str | None
     period: str | None
+    reports: list[str] = Field(
+        default_factory=list,
+        description="the periods its statements report, each calendar end with its columns (3m, 6m, 12m, balance) "
+        "and fiscal year; an 8-K's items (number and title)",
+    )
     language: str | None
     pages: int
     broker: str | None = Field(description="a research note's broker and rating")
@@ -63,6 +68,22 @@ def company_names(meta: DocumentMeta) -> list[str]:
     return list(found.values())
 
 
+def reports(meta: DocumentMeta) -> list[str]:
+    """What the filing reports, compactly: each calendar end its statements' columns name, with what they cover and
+    its fiscal year ('2023-07-29 3m/6m/balance FY2024'), or a fiscal year where no end is named; an 8-K's items."""
+    by_end: dict[tuple[str | None, int | None], list[str]] = {}
+    for period in meta.periods:
+        covered = f"{period.months}m" if period.months else "balance"
+        kinds = by_end.setdefault((period.end, period.fiscal_year), [])
+        if covered not in kinds:
+            kinds.append(covered)
+    lines = [
+        " ".join(part for part in (end, "/".join(sorted(kinds)), f"FY{year}" if year else None) if part)
+        for (end, year), kinds in by_end.items()
+    ]
+    return lines + [f"Item {item.number} {item.title}".strip() for item in meta.items]
+
+
 def document_brief(meta: DocumentMeta) -> DocumentBrief:
     return DocumentBrief(
         document=meta.document,
@@ -70,6 +91,7 @@ def document_brief(meta: DocumentMeta) -> DocumentBrief:
         names=company_names(meta),
         form=meta.form,
         period=meta.period or (str(meta.year) if meta.year else None),
+        reports=reports(meta),
         language=meta.language,
         pages=meta.pages,
         broker=f"{meta.broker} {meta.rating or ''}".strip() if meta.broker else None,
@@ -111,6 +133,8 @@ def _document_line(doc: DocumentBrief) -> str:
         line += f" ({doc.ocr_pages} read by OCR)"
     if doc.unconfirmed:
         line += f" ({', '.join(doc.unconfirmed).replace('_', ' ')} read once, not confirmed)"
+    if doc.reports:
+        line += " · reports " + "; ".join(name_text(r) for r in doc.reports)
     return line
 
 

@@ -1,0 +1,56 @@
+"""What a filing reports, read from it at build time: the periods of its statements' columns, and an 8-K's items.
+
+The periods are the column headers of its income statement and balance sheet, on each statement's first page, read
+as get_financials reads them (printed, the calendar end, months covered, the fiscal year as the filer names it). An
+8-K's items are its 'Item 5.07 Submission of Matters to a Vote of Security Holders' headings, in its own pages before
+the exhibits: the number and the title as printed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from indexer.core.models import Page, ReportedItem, ReportedPeriod
+from indexer.core.statement_names import BALANCE, INCOME
+from indexer.evidence.columns import table_headers
+from indexer.evidence.outline import Section
+from indexer.evidence.periods import ReportPeriod, column_period
+
+ITEM_PAGES = 6  # an 8-K's own pages come first, its exhibits after: items are read from these
+MAX_PERIODS = 8
+MAX_ITEMS = 12
+TITLE_CHARS = 90
+# 'Item 5.07. Submission of Matters to a Vote of Security Holders.' at a line's start (8-K items run 1.01 to 9.01)
+_ITEM = re.compile(r"^\s*item\s+([1-9]\.0[1-9])\s*[.:\-–—]?\s*(\S.{2,200})?$", re.I)
+
+
+def reported_periods(pages: list[Page], statements: list[Section], report: ReportPeriod) -> list[ReportedPeriod]:
+    """The distinct periods the income statement's and the balance sheet's columns name, newest first."""
+    found: dict[tuple[str | None, int | None], ReportedPeriod] = {}
+    for section in statements:
+        if section.key not in (INCOME, BALANCE) or not 1 <= section.page_start <= len(pages):
+            continue
+        page = pages[section.page_start - 1]
+        for table in page.tables:
+            for header in table_headers(page, table, report):
+                period = column_period(header, report)
+                if period is None or (period.end is None and period.fiscal_year is None):
+                    continue
+                printed = " ".join(header.split())
+                found.setdefault((period.end, period.months), ReportedPeriod(
+                    printed=printed, end=period.end, months=period.months, fiscal_year=period.fiscal_year,
+                ))  # fmt: skip
+    ordered = sorted(found.values(), key=lambda p: (p.end or str(p.fiscal_year or ""), p.months or 0), reverse=True)
+    return ordered[:MAX_PERIODS]
+
+
+def eight_k_items(pages: list[Page]) -> list[ReportedItem]:
+    """The items an 8-K's own pages print as headings, each once, in the order printed."""
+    items: dict[str, ReportedItem] = {}
+    for page in pages[:ITEM_PAGES]:
+        for line in page.lines:
+            if line.furniture or not (found := _ITEM.match(line.text)) or found.group(1) in items:
+                continue
+            title = " ".join((found.group(2) or "").split()).rstrip(".")
+            items[found.group(1)] = ReportedItem(number=found.group(1), title=title[:TITLE_CHARS])
+    return list(items.values())[:MAX_ITEMS]
