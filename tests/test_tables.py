@@ -279,7 +279,8 @@ def test_a_statements_first_row_above_the_parsers_block_is_in_the_table() -> Non
 
 def test_a_label_wrapped_over_lines_the_parser_banded_apart_is_one_row() -> None:
     """A bank's statement: each printed line its own parser band. A label over three lines (the figures on the
-    last), and one whose last word wraps after its figures, are each one row; a group label stays a group."""
+    last), and one whose last word wraps after its figures, are each one row; a group label stays a group, also
+    below a label ending in ', net'."""
     lines = _printed(12, [
         (100, [("Year ended 31 December", 59, 160), ("2023", 436, 462), ("2022", 521, 548)]),
         (120, [("Operating income", 59, 150)]),
@@ -290,9 +291,12 @@ def test_a_label_wrapped_over_lines_the_parser_banded_apart_is_one_row() -> None
         (184, [("Profit attributable to non-controlling", 59, 220), ("45", 445, 462), ("40", 530, 548)]),
         (195, [("interests", 59, 100)]),
         (209, [("Net profit", 59, 110), ("2,200", 436, 462), ("2,020", 521, 548)]),
+        (223, [("Property and equipment, net", 59, 180), ("700", 445, 462), ("650", 530, 548)]),
+        (234, [("Other assets", 59, 120)]),
+        (245, [("Goodwill", 69, 110), ("300", 445, 462), ("300", 530, 548)]),
     ])  # fmt: skip
     bands = tuple((line.box.top - 1, line.box.bottom + 1) for line in lines[1:])
-    block = TableRegion(box=Box(page=12, x0=55, top=98, x1=550, bottom=206), row_bands=bands)
+    block = TableRegion(box=Box(page=12, x0=55, top=98, x1=550, bottom=256), row_bands=bands)
     (table,) = find_tables(Page(number=12, width=612, height=792, lines=lines), [block])
     claimed = "Consolidated profit or loss attributable to shareholders and investors in additional equity components"
     assert table.columns == ["2023", "2022"]
@@ -301,6 +305,8 @@ def test_a_label_wrapped_over_lines_the_parser_banded_apart_is_one_row() -> None
         (None, claimed),
         (None, "Profit attributable to non-controlling interests"),
         (None, "Net profit"),
+        (None, "Property and equipment, net"),  # a whole label: ', net' ends it
+        ("Other assets", "Goodwill"),
     ]  # fmt: skip
     page = Page(number=12, width=612, height=792, lines=lines, tables=[table])
     assert check_claim(page, "2,155", claimed, "2023").verified

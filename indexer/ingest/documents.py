@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 
 # Pages stored by an index are reused for an unchanged file (same sha256) only when they were produced the same
 # way: bump PARSER_VERSION whenever parsing, line grouping, furniture marking or table extraction changes.
-PARSER_VERSION = 17
+PARSER_VERSION = 18
 
 
 def parser_settings(settings: BuildSettings) -> dict[str, object]:

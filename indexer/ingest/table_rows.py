@@ -19,6 +19,7 @@ MIN_RUN = 3
 WRAPPED_LINES = 12  # label-only lines a run of value lines may hold between two (wrapped labels, empty items)
 _CONTINUED = re.compile(r"(?:\b(?:and|of|or|in|to|for|from|by|the|net)|[,，、/])$", re.I)
 _LOWER_START = re.compile(r"^\s*[a-z]")
+_NET_AFTER_COMMA = re.compile(r",\s*net$", re.I)  # 'Property and equipment, net' is a whole label
 # How far a line may reach past the right edge of the parser's table block: figures are aligned on their digits, so a
 # negative "(14,259)" hangs its closing parenthesis outside the block that its column's positive figures bound.
 HANGING_PT = 6.0
@@ -152,7 +153,7 @@ def _continues(above: LineSplit) -> bool:
     """Whether a label goes on on the next line: an open bracket not closed, or a trailing 'and'/'of'/comma."""
     text = " ".join(span.text for span in above.label).strip()
     opened = text.count("(") + text.count("（") > text.count(")") + text.count("）")
-    return opened or bool(_CONTINUED.search(text))
+    return opened or (bool(_CONTINUED.search(text)) and not _NET_AFTER_COMMA.search(text))
 
 
 def _label_rows(lines: list[Line], splits: dict[int, LineSplit]) -> list[list[Line]]:
