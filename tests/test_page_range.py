@@ -20,6 +20,7 @@ from mcp_server.loader import IndexLoader
 from mcp_server.renderings import answer_parts
 from mcp_server.server import build_server
 from mcp_server.settings import ServerSettings
+from mcp_server.tools.get_page import shared_header
 from tests.conftest import BESTBUY_10Q, call_tools
 
 DOC = BESTBUY_10Q.name  # 30 pages; the Domestic segment's table on p.17 goes on with its sales changes on p.18
@@ -64,11 +65,11 @@ def test_a_range_is_each_page_as_get_page_reads_it_alone(samples_index_dir: Path
 
     # text: a line naming the range, then each page headed [p.N] with the single answer's text and tables
     text = both.content[0].text
-    assert text.startswith(f"{DOC} p.17–18 of 30, each page headed [p.N]\n\n[p.17] (612×792 pt)\n\n")
+    assert text.startswith(f"{DOC} p.17–18 of 30, each page headed [p.N]\n\n[p.17]\n\n")
     for single, number in ((p17, 17), (p18, 18)):
         head, body = single.content[0].text.split("\n\n", 1)
-        assert head == f"{DOC} p.{number} of 30 (612×792 pt)"
-        assert f"[p.{number}] (612×792 pt)\n\n{body}" in text
+        assert head == f"{DOC} p.{number} of 30"
+        assert f"[p.{number}]\n\n{body}" in text
     assert re.findall(r"^\[p\.(\d+)\]", text, flags=re.M) == ["17", "18"]
 
     schema = _listed_output_schema(samples_index_dir, cache_dir)  # one output schema holds a page and a range
@@ -86,12 +87,12 @@ def test_one_page_is_answered_as_before(samples_index_dir: Path, cache_dir: Path
     assert (one.content[0].text, one.structured_content) == (expected_text, expected)
     assert list(one.structured_content) == ["document", "page", "page_count", "width", "height", "flags", "text",
                                              "tables", "cut"]  # fmt: skip
-    head = f"{DOC} p.17 of 30 (612×792 pt)\n\nSegment Performance Summary\n"  # the running "Table of Contents" left out
+    head = f"{DOC} p.17 of 30\n\nSegment Performance Summary\n"  # the running "Table of Contents" left out
     assert one.content[0].text.startswith(head) and "[p." not in one.content[0].text
     assert "Table of Contents" in [line["text"] for line in full.structured_content["full"]["lines"]]
     assert full.structured_content["full"]["page"] == 17 and "pages" not in full.structured_content["full"]
     assert ranged.structured_content == {"pages": [one.structured_content]}
-    assert ranged.content[0].text.startswith(f"{DOC} p.17 of 30, each page headed [p.N]\n\n[p.17] ")
+    assert ranged.content[0].text.startswith(f"{DOC} p.17 of 30, each page headed [p.N]\n\n[p.17]\n\n")
 
 
 BAD = [
@@ -137,3 +138,15 @@ def test_a_range_s_text_may_hold_each_page_s_budget(samples_kb: KnowledgeBase, m
     monkeypatch.setattr(renderings, "COMPACT_ANSWER_CHARS", len(whole) // 3)  # two pages' budget is less than it
     cut, _ = answer_parts(both, "compact")
     assert cut.startswith(whole[: 2 * (len(whole) // 3)]) and f"[cut at {2 * (len(whole) // 3):,} of" in cut
+
+
+def test_column_headers_that_begin_alike_are_said_once() -> None:
+    """A caption read into every header is said once, as what the columns stand under; a long header keeps its
+    last words, where its period is (detail='full' keeps each as printed)."""
+    caption = "Reconciliations of operating income to non-GAAP operating income ($ in millions):"
+    under, columns = shared_header([f"{caption} Three Months Ended July 29, 2023", f"{caption} Six Months Ended "
+                                    "July 29, 2023", ""])  # fmt: skip
+    assert under == caption and columns == ["Three Months Ended July 29, 2023", "Six Months Ended July 29, 2023", ""]
+    assert shared_header(["2023", "2022"]) == (None, ["2023", "2022"])  # nothing long shared
+    (long,) = shared_header(["Net revenue as reported " * 5 + "Fiscal 2024"])[1]
+    assert long.startswith("…") and long.endswith("Fiscal 2024") and len(long) == 80

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pydantic import BaseModel, Field
 
 from indexer.answers import (
@@ -12,7 +14,6 @@ from indexer.core.models import Box, Table
 from indexer.requests import (
     PageRequest,
 )
-from mcp_server.briefs import box_text
 from mcp_server.file_text import name_text
 from mcp_server.renderings import Form
 from mcp_server.tool_registry import Declared, ToolDocs
@@ -20,8 +21,10 @@ from mcp_server.tool_registry import Declared, ToolDocs
 
 class TableBrief(BaseModel):
     title: str | None
-    bbox: Box
-    columns: list[str] = Field(description="each value column's header as printed")
+    under: str | None = Field(
+        default=None, description="the words every column header begins with, said once (columns hold the rest)"
+    )
+    columns: list[str] = Field(description="each value column's header as printed (a long one cut: detail=full)")
     rows: list[str] = Field(
         description="'label: value | value', one value per column as printed ('—': none), a "
         "label under a group line as 'group › label'"
@@ -52,7 +55,35 @@ def table_brief(table: Table) -> TableBrief:
                 values[cell.column] = cell.text
         label = f"{row.group} › {row.label}" if row.group else row.label
         rows.append(f"{label}: " + " | ".join(value or "—" for value in values))
-    return TableBrief(title=table.title, bbox=table.box, columns=table.columns, rows=rows)
+    under, columns = shared_header(table.columns)
+    return TableBrief(title=table.title, under=under, columns=columns, rows=rows)
+
+
+HEADER_CHARS = 80  # a column header's characters in a compact answer (detail="full" keeps every one)
+UNDER_CHARS = 160
+SHARED_MIN_CHARS = 20  # words every header begins with, said once when at least this long
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _tail(text: str, limit: int) -> str:
+    """A header's last words (where its period is: '… Three Months Ended July 29, 2023')."""
+    return text if len(text) <= limit else "…" + text[len(text) - limit + 1 :].lstrip()
+
+
+def shared_header(columns: list[str]) -> tuple[str | None, list[str]]:
+    """The words every named column header begins with (a table's caption read into each header, 'Three Months
+    Ended' over every column), said once, and each header's own rest; long headers cut."""
+    named = [" ".join(column.split()) for column in columns if column.strip()]
+    prefix = os.path.commonprefix(named) if len(named) >= 2 else ""  # noqa: RUF071 (words, not paths)
+    if prefix and any(len(name) > len(prefix) and name[len(prefix)] != " " for name in named):
+        prefix = prefix[: prefix.rfind(" ") + 1]  # whole words only
+    if len(prefix.strip()) < SHARED_MIN_CHARS:
+        return None, [_tail(column, HEADER_CHARS) for column in columns]
+    rest = [" ".join(column.split())[len(prefix) :].strip() if column.strip() else "" for column in columns]
+    return _cut(prefix.strip(), UNDER_CHARS), [_tail(column, HEADER_CHARS) for column in rest]
 
 
 def page_brief(page: PageResult) -> PageBrief:
@@ -121,9 +152,10 @@ def pages_brief(result: PageRange) -> PagesBrief:
 
 def table_text(number: int, table: TableBrief) -> str:
     """A table as plain rows: its title, the column headers once, then ``label: value | value``."""
-    lines = [f"[table {number}] {name_text(table.title) if table.title else '(untitled)'} · {box_text(table.bbox)}"]
-    if any(table.columns):
-        lines.append("columns: " + " | ".join(column or "—" for column in table.columns))
+    lines = [f"[table {number}] {name_text(table.title) if table.title else '(untitled)'}"]
+    if any(table.columns) or table.under:
+        under = f" (each under {name_text(table.under)})" if table.under else ""
+        lines.append(f"columns{under}: " + " | ".join(column or "—" for column in table.columns))
     lines.extend(table.rows)
     return "\n".join(lines)
 
@@ -140,8 +172,7 @@ def page_text(page: PageResult, brief: PageBrief, head: str | None = None) -> st
         )
         if on
     ]
-    size = f"({page.width:.0f}×{page.height:.0f} pt)"
-    head = head or f"{name_text(page.document)} p.{page.number} of {page.page_count} {size}"
+    head = head or f"{name_text(page.document)} p.{page.number} of {page.page_count}"
     marks = {TABLE_MARK.format(n): table_text(n, table) for n, table in enumerate(brief.tables, start=1)}
     body = "\n".join(marks.get(line, line) for line in brief.text.split("\n"))
     parts = [head + (f" · {'; '.join(flags)}" if flags else ""), body]
@@ -157,10 +188,7 @@ def pages_text(result: PageRange, brief: PagesBrief) -> str:
     head = f"{name_text(first.document)} {span} of {first.page_count}, each page headed [p.N]"
     return "\n\n".join(
         [head]
-        + [
-            page_text(page, shown, f"[p.{page.number}] ({page.width:.0f}×{page.height:.0f} pt)")
-            for page, shown in zip(result.pages, brief.pages, strict=True)
-        ]
+        + [page_text(page, shown, f"[p.{page.number}]") for page, shown in zip(result.pages, brief.pages, strict=True)]
     )
 
 
@@ -174,7 +202,7 @@ DOCS = ToolDocs(
         'pages, low to high: `"33-35"`; `"33"` too), not both'
     ),
     returns=(
-        "compact: `{document, page, page_count, width, height, flags, text, tables [{title, bbox, columns, "
+        "compact: `{document, page, page_count, width, height, flags, text, tables [{title, under, columns, "
         "rows}], cut}`, the page read once: `text` without its running header and footer, each table's lines "
         "replaced by its mark `[table N]` where it stands, and table N in `tables` with its rows as `label: value "
         "| value` (the text content prints each table in its place); `full`: the page's `text`, `width`, "
