@@ -8,7 +8,7 @@ INDEX  := data/index
 PIP    := $(BIN)/python -m pip install --disable-pip-version-check -q
 
 CLIENTS := .cache/clients
-.PHONY: install install-st clients demo index test test-fast test-st check fmt bench bench-scale bench-engines bench-wide clean
+.PHONY: install install-st clients demo index test test-fast test-st check fmt bench bench-scale bench-engines bench-wide bench-every clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -140,6 +140,15 @@ bench-wide: $(CORE)
 	$(BIN)/filings-index build $(DEV_SET) --index $(BENCH_OUT)/dev-lexical --embedder none
 	$(BIN)/python bench/wide.py --corpus $(WIDE_CORPUS) --index $(BENCH_OUT)/wide --dev-index $(BENCH_OUT)/dev-lexical \
 		--json $(BENCH_OUT)/wide.json --splice BENCHMARKS.md --markdown
+
+# Every filing at hand (samples, dev sets, wide corpus) in one words-only index, served and projected to 1,000 and
+# 10,000 filings → its section of BENCHMARKS.md (issue 58). make bench-every WIDE_CORPUS=DIR
+bench-every: $(CORE)
+	@test -d $(WIDE_CORPUS) || { echo "no wide corpus at $(WIDE_CORPUS): take it with bench/wide_files.py, then make bench-every WIDE_CORPUS=DIR"; exit 2; }
+	mkdir -p $(BENCH_OUT)
+	rm -rf $(BENCH_OUT)/every
+	$(BIN)/python bench/every_filing.py --wide $(WIDE_CORPUS) --index $(BENCH_OUT)/every --json $(BENCH_OUT)/every.json \
+		--splice BENCHMARKS.md --markdown
 
 clean:
 	rm -rf $(VENV) $(INDEX) $(CLIENTS) data/.index.* .pytest_cache .mypy_cache .ruff_cache
