@@ -243,8 +243,9 @@ class ReportedPeriod(BaseModel):
 
     printed: str = Field(description="the column header as printed, e.g. 'Three Months Ended July 29, 2023'")
     end: str | None = Field(default=None, description="the date it ends (ISO), where the header or the report names it")
-    months: int | None = Field(default=None, description="3, 6, 9 or 12 for a duration; null for a balance date")
+    months: int | None = Field(default=None, description="3, 6, 9 or 12 for a duration, where its header says")
     fiscal_year: int | None = Field(default=None, description="as the filer names it")
+    statement: str = Field(default="income", description="income (a duration) or balance (a balance date)")
 
 
 class ReportedItem(BaseModel):

@@ -26,7 +26,7 @@ _ITEM = re.compile(r"^\s*item\s+([1-9]\.0[1-9])\s*[.:\-–—]?\s*(\S.{2,200})?$
 
 def reported_periods(pages: list[Page], statements: list[Section], report: ReportPeriod) -> list[ReportedPeriod]:
     """The distinct periods the income statement's and the balance sheet's columns name, newest first."""
-    found: dict[tuple[str | None, int | None], ReportedPeriod] = {}
+    found: dict[tuple[str | None, int | None, str], ReportedPeriod] = {}
     for section in statements:
         if section.key not in (INCOME, BALANCE) or not 1 <= section.page_start <= len(pages):
             continue
@@ -36,11 +36,16 @@ def reported_periods(pages: list[Page], statements: list[Section], report: Repor
                 period = column_period(header, report)
                 if period is None or (period.end is None and period.fiscal_year is None):
                     continue
-                printed = " ".join(header.split())
-                found.setdefault((period.end, period.months), ReportedPeriod(
+                printed, statement = " ".join(header.split()), "balance" if section.key == BALANCE else "income"
+                found.setdefault((period.end, period.months, statement), ReportedPeriod(
                     printed=printed, end=period.end, months=period.months, fiscal_year=period.fiscal_year,
+                    statement=statement,
                 ))  # fmt: skip
-    ordered = sorted(found.values(), key=lambda p: (p.end or str(p.fiscal_year or ""), p.months or 0), reverse=True)
+    ordered = sorted(
+        found.values(),
+        key=lambda p: (p.end or str(p.fiscal_year or ""), p.statement == "income", p.months or 0),
+        reverse=True,
+    )
     return ordered[:MAX_PERIODS]
 
 

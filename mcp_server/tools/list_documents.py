@@ -27,8 +27,8 @@ class DocumentBrief(BaseModel):
     period: str | None
     reports: list[str] = Field(
         default_factory=list,
-        description="the periods its statements report, each calendar end with its columns (3m, 6m, 12m, balance) "
-        "and fiscal year; an 8-K's items (number and title)",
+        description="the periods its statements report, each calendar end with its columns (3m, 6m, 12m; period: "
+        "a duration its header does not measure; balance) and fiscal year; an 8-K's items (number and title)",
     )
     language: str | None
     pages: int
@@ -73,7 +73,7 @@ def reports(meta: DocumentMeta) -> list[str]:
     its fiscal year ('2023-07-29 3m/6m/balance FY2024'), or a fiscal year where no end is named; an 8-K's items."""
     by_end: dict[tuple[str | None, int | None], list[str]] = {}
     for period in meta.periods:
-        covered = f"{period.months}m" if period.months else "balance"
+        covered = "balance" if period.statement == "balance" else f"{period.months}m" if period.months else "period"
         kinds = by_end.setdefault((period.end, period.fiscal_year), [])
         if covered not in kinds:
             kinds.append(covered)
