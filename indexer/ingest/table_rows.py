@@ -223,21 +223,21 @@ def _wraps_joined(rows: list[list[Line]], splits: dict[int, LineSplit], figures_
     reaching over the figures' columns (a sentence, a header)."""
     out: list[list[Line]] = []
     for row in rows:
-        previous = out[-1] if out else None
-        labels_only = (
-            all(line.box.x1 < figures_x0 for line in (*previous, *row) if not splits[id(line)].values)
-            if (previous is not None)
-            else False
-        )
-        if previous is not None and labels_only and _close(previous[-1], row[0]):
-            open_above = _continues(splits[id(previous[-1])]) or bool(_LOWER_START.match(row[0].text))
-            above_valued = any(splits[id(line)].values for line in previous)
-            row_valued = any(splits[id(line)].values for line in row)
-            if open_above and not (above_valued and row_valued):
-                previous.extend(row)
-                continue
-        out.append(list(row))
+        if out and _goes_on(out[-1], row, splits, figures_x0):
+            out[-1].extend(row)
+        else:
+            out.append(list(row))
     return out
+
+
+def _goes_on(above: list[Line], row: list[Line], splits: dict[int, LineSplit], figures_x0: float) -> bool:
+    """Whether ``row`` finishes the label of the row ``above`` it (see :func:`_wraps_joined`)."""
+    labels = [line for line in (*above, *row) if not splits[id(line)].values]
+    if any(line.box.x1 >= figures_x0 for line in labels) or not _close(above[-1], row[0]):
+        return False
+    left_open = _continues(splits[id(above[-1])]) or bool(_LOWER_START.match(row[0].text))
+    both_valued = any(splits[id(line)].values for line in above) and any(splits[id(line)].values for line in row)
+    return left_open and not both_valued
 
 
 def _band_rows(group: list[Line], valued: list[Line], splits: dict[int, LineSplit]) -> list[list[Line]]:
