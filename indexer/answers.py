@@ -37,7 +37,9 @@ class CompanyLine(BaseModel):
 
     company: str
     names: list[str] = Field(description="the other names it goes by here: tickers, stock code, English name")
-    filings: list[str] = Field(description="each filing as form and period; narrow to the company for file names")
+    filings: list[str] = Field(
+        description="each filing as form and period, newest first; on a page of one company, with its file name"
+    )
 
 
 class DocumentList(CatalogueHead):

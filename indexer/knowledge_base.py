@@ -55,7 +55,7 @@ from indexer.index.reader import (
     pdf_path,
 )
 from indexer.index.store import Manifest, read_outlines
-from indexer.listing import NAMED_FILINGS, page_of, start_of, summary
+from indexer.listing import NAMED_FILINGS, page_of, start_of, summary, with_file_names
 from indexer.requests import (
     MAX_PAGES,
     ClaimsRequest,
@@ -165,6 +165,8 @@ class KnowledgeBase:
             listed, cursor = list(page.documents), page.next_cursor
             grouped = [CompanyLine(company=c.company, names=list(c.names), filings=list(c.filings))
                        for c in page.companies]  # fmt: skip
+            if len(grouped) == 1 and (named := with_file_names(grouped[0].filings, page.documents)):
+                grouped[0].filings = named  # one company's page: each filing with the name the tools take
         return DocumentList(
             documents=listed,
             total_documents=len(everything),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import DocumentMeta
 
-NAMED_FILINGS = 12  # a listing this short names every filing with its record
+NAMED_FILINGS = 8  # a listing this short names every filing with its record (8 records fit the budget)
 PAGE_CHARS = 1_000  # company lines of one page of a grouped listing, at most (the answer adds its head and summary)
 LINE_CHARS = 40  # what a company's line adds to its names and filings, as JSON ({"company": …, "names": [], …})
 
@@ -104,3 +104,9 @@ def summary(documents: list[DocumentMeta]) -> str:
     companies = len({meta.company for meta in documents})
     kinds = ", ".join(f"{form} {n}" for form, n in forms.most_common())
     return f"{len(documents)} filings of {companies} companies ({kinds}; fiscal years {span})"
+
+
+def with_file_names(filings: list[str], documents: tuple[DocumentMeta, ...]) -> list[str] | None:
+    """One company's filings, each with its file name ('10-K FY2022 [EBAY_2022_10K.pdf]'), while they fit a page."""
+    named = [f"{item} [{meta.document}]" for item, meta in zip(filings, documents, strict=True)]
+    return named if sum(len(item) + 3 for item in named) <= PAGE_CHARS else None

@@ -55,7 +55,8 @@ def test_past_a_dozen_filings_it_pages_by_company(samples_kb: KnowledgeBase, mon
         cursor = page.next_cursor
     assert len(seen) == len(set(seen)) == 4 and seen == sorted(seen, key=str.casefold)
     bestbuy = next(line for page_line in [first] for line in page_line.grouped or [] if "BEST BUY" in line.company)
-    assert bestbuy.names == ["BBY"] and bestbuy.filings == ["10-Q quarter ended 2023-07-29"]
+    assert bestbuy.names == ["BBY"]  # its page holds it alone, so its filing comes with its file name
+    assert bestbuy.filings == [f"10-Q quarter ended 2023-07-29 [{BESTBUY_10Q.name}]"]
     text, structured = answer_parts(first, "compact")
     assert f"cursor={first.next_cursor!r}" in text and structured["documents"] == []
     assert "Narrow with company=, year=, form= or documents=" in text
@@ -108,3 +109,19 @@ def test_the_servers_catalogue_is_one_sentence_at_any_size(samples_index_dir: Pa
     large = coverage(manifest.model_copy(update={"documents": many}))
     assert large.startswith("The knowledge base holds 1000 filings of 400 companies (")
     assert "0000_" not in large and large.count(". ") == 0 and len(large) < 400
+
+
+def test_one_companys_page_names_each_file(samples_kb: KnowledgeBase) -> None:
+    """A listing narrowed to one company that files more than a listing names still gives each filing's file name
+    (the name every other tool takes), while they fit a page."""
+    metas = samples_kb.documents()
+    many = [meta.model_copy(update={"document": f"{n:02d}_{meta.document}", "company": "One Company"})
+            for n, meta in enumerate(metas * 3)]  # fmt: skip
+    page = listing.page_of(many, 0, "v", "")
+    ((line, filings),) = listing.grouped(many)
+    named = listing.with_file_names(list(line.filings), page.documents)
+    assert named is not None and len(named) == len(many)
+    assert all(item.startswith(f"{kind} [") for item, kind in zip(named, line.filings, strict=True))
+    assert {item.rsplit(" [", 1)[1].rstrip("]") for item in named} == {meta.document for meta in filings}
+    crowded = [m.model_copy(update={"document": "x" * 200 + m.document}) for m in many]
+    assert listing.with_file_names(list(line.filings), listing.page_of(crowded, 0, "v", "").documents) is None

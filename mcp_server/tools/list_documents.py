@@ -18,10 +18,9 @@ from mcp_server.tool_registry import Declared, ToolDocs
 
 class DocumentBrief(BaseModel):
     document: str
-    company: str | None
     names: list[str] = Field(
-        description="every name the company goes by here, once: as printed, English name, stock code, tickers, "
-        "pinyin (search and the company filter take any of them)"
+        description="every name the company goes by here, once, the company as printed first: English name, stock "
+        "code, tickers, pinyin (search and the company filter take any of them)"
     )
     form: str | None
     period: str | None
@@ -32,12 +31,11 @@ class DocumentBrief(BaseModel):
     )
     language: str | None
     pages: int
-    broker: str | None = Field(description="a research note's broker and rating")
-    not_searchable: int = Field(description="pages without a usable text layer")
-    ocr_pages: int
     semantic_ready: bool = Field(description="embedded: found by meaning as well as by words")
-    unconfirmed: list[str] = Field(
-        default_factory=list, description="company, form or period_end: read once, not confirmed by a second place"
+    notes: list[str] = Field(
+        default_factory=list,
+        description="a research note's broker and rating; pages without a usable text layer or read by OCR; "
+        "company, form or period end read once, not confirmed by a second place",
     )
 
 
@@ -85,28 +83,32 @@ def reports(meta: DocumentMeta) -> list[str]:
 
 
 def document_brief(meta: DocumentMeta) -> DocumentBrief:
+    unconfirmed = [
+        field.replace("_", " ")
+        for field, verified in (
+            ("company", meta.company_verified),
+            ("form", meta.form_verified),
+            ("period_end", meta.period_end_verified),
+        )
+        if verified is False and getattr(meta, field)
+    ]
+    not_searchable = len(meta.pages_without_text) + len(meta.pages_unreadable)
+    notes = [
+        f"{meta.broker} {meta.rating or ''}".strip() if meta.broker else "",
+        f"{not_searchable} not searchable" if not_searchable else "",
+        f"{len(meta.pages_ocr)} read by OCR" if meta.pages_ocr else "",
+        f"{', '.join(unconfirmed)} read once, not confirmed" if unconfirmed else "",
+    ]
     return DocumentBrief(
         document=meta.document,
-        company=meta.company,
         names=company_names(meta),
         form=meta.form,
         period=meta.period or (str(meta.year) if meta.year else None),
         reports=reports(meta),
         language=meta.language,
         pages=meta.pages,
-        broker=f"{meta.broker} {meta.rating or ''}".strip() if meta.broker else None,
-        not_searchable=len(meta.pages_without_text) + len(meta.pages_unreadable),
-        ocr_pages=len(meta.pages_ocr),
         semantic_ready=meta.semantic_ready,
-        unconfirmed=[
-            field
-            for field, verified in (
-                ("company", meta.company_verified),
-                ("form", meta.form_verified),
-                ("period_end", meta.period_end_verified),
-            )
-            if verified is False and getattr(meta, field)
-        ],
+        notes=[note for note in notes if note],
     )
 
 
@@ -125,14 +127,10 @@ def documents_brief(listing: DocumentList) -> DocumentsBrief:
 
 def _document_line(doc: DocumentBrief) -> str:
     company = doc.names[0] + (f" ({' / '.join(doc.names[1:])})" if len(doc.names) > 1 else "") if doc.names else None
-    facts = [company, doc.form, doc.period, doc.language, doc.broker]
+    facts = [company, doc.form, doc.period, doc.language]
     line = f"- {name_text(doc.document)}: " + " · ".join(name_text(f) for f in facts if f) + f" · {doc.pages} pages"
-    if doc.not_searchable:
-        line += f" ({doc.not_searchable} not searchable)"
-    if doc.ocr_pages:
-        line += f" ({doc.ocr_pages} read by OCR)"
-    if doc.unconfirmed:
-        line += f" ({', '.join(doc.unconfirmed).replace('_', ' ')} read once, not confirmed)"
+    if doc.notes:
+        line += " (" + "; ".join(name_text(note) for note in doc.notes) + ")"
     if doc.reports:
         line += " · reports " + "; ".join(name_text(r) for r in doc.reports)
     return line
@@ -148,7 +146,8 @@ def _grouped_text(listing: DocumentsBrief, head: str) -> str:
     lines = [head, f"{listing.summary}; by company:", *(_company_line(line) for line in listing.companies)]
     if listing.next_cursor:
         lines.append(f"[more companies: list_documents with cursor={listing.next_cursor!r}]")
-    lines.append("Narrow with company=, year=, form= or documents= (a glob) to see each filing's file name.")
+    if len(listing.companies) > 1 or listing.next_cursor:
+        lines.append("Narrow with company=, year=, form= or documents= (a glob) to see each filing's file name.")
     return "\n".join([*([f"NOTE: {listing.note}"] if listing.note else []), *lines])
 
 
@@ -181,12 +180,13 @@ DOCS = ToolDocs(
         "companies within the listing's budget, `summary` (filings, companies, forms with counts, fiscal years), "
         "`next_cursor`, and `documents` empty (narrow with a filter for each filing's record; a cursor from "
         "another listing or an older index is refused, and a filter that matches nothing names the closest "
-        "companies or the years held). Otherwise, compact: per document its name, company, `names` (every name "
-        "the company goes by here, once: as "
-        "printed, English name, the other names it prints for itself when none is established, stock code, "
-        "tickers, pinyin; search and `company=` take any of them), form, period, language, pages, broker and "
-        "rating, pages not searchable, pages read by OCR, `semantic_ready`, `unconfirmed` (company, form or "
-        "period end read in one place only: see [Covers by agreement](#covers-by-agreement)); `full`: each "
+        "companies or the years held). Otherwise (8 filings at most), compact: per document its name, `names` "
+        "(every name the company goes by here, once, the company as printed first: English name, the other names "
+        "it prints for itself when none is established, stock code, tickers, pinyin; search and `company=` take "
+        "any of them), form, period, `reports` (each calendar end its statements' columns name, with 3m/6m/12m, "
+        "period or balance and the fiscal year; an 8-K's items), language, pages, `semantic_ready`, `notes` "
+        "(broker and rating, pages not searchable or read by OCR, company, form or period end read in one place "
+        "only: see [Covers by agreement](#covers-by-agreement)); `full`: each "
         "document's file name, `sha256`, title, company, `company_verified`, `printed_names` (when no two "
         "places agree: the other names it prints for itself, which search and `company=` take too), form, "
         "`form_verified`, `period_end_verified`, `established {company, form, period_end: [{where, page, "
