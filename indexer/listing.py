@@ -103,7 +103,8 @@ def summary(documents: list[DocumentMeta]) -> str:
     span = f"{years[0]}–{years[-1]}" if len(years) > 1 else (str(years[0]) if years else "no year read")
     companies = len({meta.company for meta in documents})
     kinds = ", ".join(f"{form} {n}" for form, n in forms.most_common())
-    return f"{len(documents)} filings of {companies} companies ({kinds}; fiscal years {span})"
+    held = f"{companies} compan{'y' if companies == 1 else 'ies'}"
+    return f"{len(documents)} filings of {held} ({kinds}; fiscal years {span})"
 
 
 def with_file_names(filings: list[str], documents: tuple[DocumentMeta, ...]) -> list[str] | None:
