@@ -165,8 +165,8 @@ class KnowledgeBase:
             listed, cursor = list(page.documents), page.next_cursor
             grouped = [CompanyLine(company=c.company, names=list(c.names), filings=list(c.filings))
                        for c in page.companies]  # fmt: skip
-            if len(grouped) == 1 and (named := with_file_names(grouped[0].filings, page.documents)):
-                grouped[0].filings = named  # one company's page: each filing with the name the tools take
+            if cursor is None and start == 0:  # the whole listing on one page: each filing's name, while it fits
+                grouped = with_file_names(grouped, page.documents) or grouped
         return DocumentList(
             documents=listed,
             total_documents=len(everything),

@@ -14,6 +14,7 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass
 
+from indexer.answers import CompanyLine
 from indexer.core.errors import QueryError, shown
 from indexer.core.models import DocumentMeta
 
@@ -107,7 +108,10 @@ def summary(documents: list[DocumentMeta]) -> str:
     return f"{len(documents)} filings of {held} ({kinds}; fiscal years {span})"
 
 
-def with_file_names(filings: list[str], documents: tuple[DocumentMeta, ...]) -> list[str] | None:
-    """One company's filings, each with its file name ('10-K FY2022 [EBAY_2022_10K.pdf]'), while they fit a page."""
-    named = [f"{item} [{meta.document}]" for item, meta in zip(filings, documents, strict=True)]
-    return named if sum(len(item) + 3 for item in named) <= PAGE_CHARS else None
+def with_file_names(lines: list[CompanyLine], documents: tuple[DocumentMeta, ...]) -> list[CompanyLine] | None:
+    """The companies' lines with each filing's file name ('10-K FY2022 [EBAY_2022_10K.pdf]'), in the order the page
+    lists them, or None when the names would not fit a page."""
+    names = iter(documents)
+    named = [line.model_copy(update={"filings": [f"{item} [{next(names).document}]" for item in line.filings]})
+             for line in lines]  # fmt: skip
+    return named if sum(len(item) + 3 for line in named for item in line.filings) <= PAGE_CHARS else None

@@ -119,3 +119,17 @@ def test_a_continued_statement_page_checks_claims_under_the_columns_its_statemen
     carried = {0: ("2019 年 12 月 31 日", "2018 年 12 月 31 日")}
     found = check_claim(page, "719,546,813.39", "负债合计", "2019", known=carried)
     assert found.verified and "under '2019 年 12 月 31 日'" in (found.note or "")
+
+
+def test_a_claimed_label_ending_with_a_rows_wrapped_tail_names_that_row() -> None:
+    """A label printed over two lines whose first line the table kept apart: the claim's whole label, as printed,
+    ends with the row's, and names it; a row label of one or two words is too short to be named this way."""
+    box = Box(page=15, x0=400, top=300, x1=440, bottom=310)
+    cells = [Cell(text="(1,239,019)", column=0, header="2022", boxes=[box])]
+    row = TableRow(label="the owners of Benjamin Hornigold Ltd", cells=cells, boxes=[])
+    short = TableRow(label="Net loss", cells=[cells[0].model_copy(update={"text": "(5,000)"})], boxes=[])
+    table = Table(page=15, box=Box(page=15, x0=50, top=250, x1=450, bottom=320), columns=["2022"], rows=[row, short])
+    page = Page(number=15, width=600, height=800, lines=[], tables=[table])
+    claimed = "(Loss)/Profit after income tax attributable to the owners of Benjamin Hornigold Ltd"
+    assert check_claim(page, "(1,239,019)", claimed, "2022").verified
+    assert not check_claim(page, "(5,000)", "Group net loss", "2022").verified

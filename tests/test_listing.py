@@ -10,7 +10,7 @@ import pytest
 
 import indexer.knowledge_base as knowledge_base
 import indexer.listing as listing
-from indexer.core.errors import QueryError
+from indexer.core.errors import NotFoundError, QueryError
 from indexer.index.store import read_manifest
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import ListRequest
@@ -55,8 +55,7 @@ def test_past_a_dozen_filings_it_pages_by_company(samples_kb: KnowledgeBase, mon
         cursor = page.next_cursor
     assert len(seen) == len(set(seen)) == 4 and seen == sorted(seen, key=str.casefold)
     bestbuy = next(line for page_line in [first] for line in page_line.grouped or [] if "BEST BUY" in line.company)
-    assert bestbuy.names == ["BBY"]  # its page holds it alone, so its filing comes with its file name
-    assert bestbuy.filings == [f"10-Q quarter ended 2023-07-29 [{BESTBUY_10Q.name}]"]
+    assert bestbuy.names == ["BBY"] and bestbuy.filings == ["10-Q quarter ended 2023-07-29"]
     text, structured = answer_parts(first, "compact")
     assert f"cursor={first.next_cursor!r}" in text and structured["documents"] == []
     assert "Narrow with company=, year=, form= or documents=" in text
@@ -111,17 +110,28 @@ def test_the_servers_catalogue_is_one_sentence_at_any_size(samples_index_dir: Pa
     assert "0000_" not in large and large.count(". ") == 0 and len(large) < 400
 
 
-def test_one_companys_page_names_each_file(samples_kb: KnowledgeBase) -> None:
-    """A listing narrowed to one company that files more than a listing names still gives each filing's file name
-    (the name every other tool takes), while they fit a page."""
+def test_a_listing_on_one_page_names_each_file(samples_kb: KnowledgeBase) -> None:
+    """A grouped listing that fits one page (a company narrowed to, two spellings of one) still gives each filing's
+    file name (the name every other tool takes), while the names fit a page."""
     metas = samples_kb.documents()
-    many = [meta.model_copy(update={"document": f"{n:02d}_{meta.document}", "company": "One Company"})
+    many = [meta.model_copy(update={"document": f"{n:02d}_{meta.document}", "company": f"Company {n % 2}"})
             for n, meta in enumerate(metas * 3)]  # fmt: skip
     page = listing.page_of(many, 0, "v", "")
-    ((line, filings),) = listing.grouped(many)
-    named = listing.with_file_names(list(line.filings), page.documents)
-    assert named is not None and len(named) == len(many)
-    assert all(item.startswith(f"{kind} [") for item, kind in zip(named, line.filings, strict=True))
-    assert {item.rsplit(" [", 1)[1].rstrip("]") for item in named} == {meta.document for meta in filings}
+    lines = [knowledge_base.CompanyLine(company=c.company, names=list(c.names), filings=list(c.filings))
+             for c in page.companies]  # fmt: skip
+    named = listing.with_file_names(lines, page.documents)
+    assert named is not None and [len(line.filings) for line in named] == [len(line.filings) for line in lines]
+    items = [item for line in named for item in line.filings]
+    assert [item.rsplit(" [", 1)[1].rstrip("]") for item in items] == [meta.document for meta in page.documents]
     crowded = [m.model_copy(update={"document": "x" * 200 + m.document}) for m in many]
-    assert listing.with_file_names(list(line.filings), listing.page_of(crowded, 0, "v", "").documents) is None
+    assert listing.with_file_names(lines, listing.page_of(crowded, 0, "v", "").documents) is None
+
+
+def test_a_mistaken_document_name_is_told_the_closest_names(samples_kb: KnowledgeBase) -> None:
+    """A name given without (or with another) folder, or misspelt, is answered with the names the index uses."""
+    with pytest.raises(NotFoundError, match=f"the closest names in the index: '{BESTBUY_10Q.name}'"):
+        samples_kb.document(f"wide/{BESTBUY_10Q.name}")
+    with pytest.raises(NotFoundError, match=f"closest names in the index: '{MGM.name}'"):
+        samples_kb.document(MGM.name.replace("EARNINGS", "EARNING"))
+    with pytest.raises(NotFoundError, match="valid names are"):
+        samples_kb.document("nothing-like-it.pdf")

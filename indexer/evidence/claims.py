@@ -24,6 +24,7 @@ from indexer.evidence.quotes import MAX_CANDIDATES, Located, figures
 from indexer.evidence.units import page_multiplier
 
 _SHOWN_PLACES = 3
+TAIL_WORDS = 3  # words a row's label needs for a claimed label that ends with it to name the row
 LABEL_NOT_MATCHED = "label not matched"  # how a note starts when the figure is in the claimed column, another row
 UNKNOWN_REPORT = ReportPeriod(None, None)
 HEADER_REACH = 60.0  # points above a table where its column headers may be printed
@@ -97,13 +98,19 @@ def _places(
     return found
 
 
+def _names(claimed: str, printed: str) -> bool:
+    """Whether a claimed label names a row: it is part of the row's label, or the row's label, of a few words at
+    least, ends it (a label printed over lines whose first lines the table did not keep with the row)."""
+    return claimed in printed or (len(printed.split()) >= TAIL_WORDS and claimed.endswith(" " + printed))
+
+
 def _fitting(places: list[_Place], signed_value: Decimal, row_words: str, column_words: str) -> list[_Place]:
     """The places whose row holds ``row_words`` and whose column header ``column_words`` (either may be empty):
     those whose row is named exactly, if any, and of those the ones printed with the claimed sign, if any."""
 
     def fits(place: _Place) -> bool:
         labels = (_words(place.label), _words(row_label(place.row, place.table)))
-        return (not row_words or any(row_words in words for words in labels)) and (
+        return (not row_words or any(_names(row_words, words) for words in labels)) and (
             not column_words or column_words in _words(place.header)
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 import threading
 from dataclasses import dataclass
@@ -252,6 +253,7 @@ def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None, ca
     return embedder
 
 
+_CLOSEST_DOCUMENTS = 3  # names offered for a mistaken document name
 _NAMED_IN_ERRORS = 20
 
 
@@ -282,10 +284,25 @@ def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:
             f"{shown(document)} is no longer in the index (it was removed); call list_documents for what it holds now"
         )
     if meta is None:
+        if close := closest_documents(index, document):
+            raise NotFoundError(
+                f"unknown document {shown(document)}; the closest names in the index: {', '.join(map(shown, close))} "
+                "(pass the name as the index gives it, folder included; list_documents gives every name)"
+            )
         raise NotFoundError(
             f"unknown document {shown(document)}; call list_documents, valid names are: {document_names(index)}"
         )
     return meta
+
+
+def closest_documents(index: LoadedIndex, document: str) -> list[str]:
+    """The names a mistaken document name most likely means: those whose file name (the name without its folder) is
+    the one given, else the few closest in spelling."""
+    wanted = document.replace("\\", "/").rsplit("/", 1)[-1].casefold()
+    same = sorted(name for name in index.documents if name.rsplit("/", 1)[-1].casefold() == wanted)
+    if same:
+        return same[:_CLOSEST_DOCUMENTS]
+    return difflib.get_close_matches(document, sorted(index.documents), n=_CLOSEST_DOCUMENTS, cutoff=0.8)
 
 
 def pdf_path(index: LoadedIndex, document: str) -> Path:
