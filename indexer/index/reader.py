@@ -254,6 +254,7 @@ def _embedder(folder: Path, manifest: Manifest, previous: LoadedIndex | None, ca
 
 
 _CLOSEST_DOCUMENTS = 3  # names offered for a mistaken document name
+_SPELLED_CHARS = 300  # a mistaken name longer than this is compared by its file name only
 _NAMED_IN_ERRORS = 20
 
 
@@ -302,6 +303,8 @@ def closest_documents(index: LoadedIndex, document: str) -> list[str]:
     same = sorted(name for name in index.documents if name.rsplit("/", 1)[-1].casefold() == wanted)
     if same:
         return same[:_CLOSEST_DOCUMENTS]
+    if len(document) > _SPELLED_CHARS:
+        return []  # no file name is this long: nothing to spell it like (and the comparison stays cheap)
     return difflib.get_close_matches(document, sorted(index.documents), n=_CLOSEST_DOCUMENTS, cutoff=0.8)
 
 
