@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from indexer.core.errors import NotFoundError
-from indexer.core.models import Box, Cell, Page, Table, TableRow
+from indexer.core.models import Box, Cell, Line, Page, Span, Table, TableRow
 from indexer.evidence.columns import is_year_row, table_headers
 from indexer.evidence.concepts import concept_of, concepts_named, normalise_label
 from indexer.evidence.financials import FinancialRow
 from indexer.evidence.periods import ReportPeriod, column_period
 from indexer.evidence.statement_content import likely_pages
+from indexer.evidence.table_units import column_currency
 from indexer.evidence.units import declared_unit
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import FinancialsRequest
@@ -346,3 +347,30 @@ def test_a_change_column_is_never_a_period_however_its_header_is_wrapped(header:
 )
 def test_labels_of_any_business_take_their_concept(label: str, statement: str, concept: str | None) -> None:
     assert concept_of(label, statement) == concept
+
+
+def _spans_line(page: int, top: float, spans: list[tuple[str, float, float]]) -> Line:
+    made = [Span(text=t, box=Box(page=page, x0=x0, top=top, x1=x1, bottom=top + 8)) for t, x0, x1 in spans]
+    box = Box(page=page, x0=made[0].box.x0, top=top, x1=made[-1].box.x1, bottom=top + 8)
+    return Line(text=" ".join(t for t, _, _ in spans), box=box, spans=made)
+
+
+def test_a_convenience_translation_column_is_not_the_statements_currency() -> None:
+    """A 20-F's statement: '(RMB and US$ in thousands)', then 'RMB RMB RMB US$' over its columns. The statement is in
+    RMB; the last column is a translation into US$, so its figures are not established as RMB, and nothing is
+    claimed over a column headed by a bare $ (the statement's currency settles that one)."""
+    lines = [
+        _spans_line(204, 86, [("(RMB and US$ in thousands, except for share and per share data)", 143, 470)]),
+        _spans_line(204, 116, [("2020", 333, 350), ("2021", 393, 410), ("2022", 453, 470), ("2022", 513, 530)]),
+        _spans_line(204, 124, [("RMB", 332, 350), ("RMB", 392, 410), ("RMB", 452, 470), ("US$Note 2 (f)", 500, 560)]),
+        _spans_line(204, 139, [("Total revenues", 49, 110), ("378,264", 339, 362), ("10,812", 526, 545)]),
+    ]
+    cells = [Cell(text=t, column=n, header="", boxes=[Box(page=204, x0=x0, top=139, x1=x1, bottom=147)])
+             for n, (t, x0, x1) in enumerate([("378,264", 339, 362), ("10,812", 526, 545)])]  # fmt: skip
+    table = Table(page=204, box=Box(page=204, x0=49, top=137, x1=545, bottom=147), columns=["", ""],
+                  rows=[TableRow(label="Total revenues", cells=cells, boxes=[])])  # fmt: skip
+    page = Page(number=204, width=612, height=792, lines=lines, tables=[table])
+    assert column_currency(page, table, cells[0]) == ("CNY", "RMB")
+    assert column_currency(page, table, cells[1]) == ("USD", "US$Note 2 (f)")
+    bare = page.model_copy(update={"lines": [*lines[:2], _spans_line(204, 124, [("$", 340, 350), ("$", 530, 540)])]})
+    assert column_currency(bare, table, cells[1]) is None

@@ -46,7 +46,7 @@ from indexer.evidence.concepts import concept_of
 from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.outline import Section
 from indexer.evidence.periods import Period, ReportPeriod, column_period
-from indexer.evidence.table_units import UNIT_LINES, lines_above, table_unit
+from indexer.evidence.table_units import UNIT_LINES, column_currency, lines_above, table_unit
 from indexer.evidence.units import DOLLAR, Source, Unit, declared_unit, lines_unit, signs_only, source
 
 # get_financials' statement name of each primary-statement key of the outline
@@ -278,6 +278,7 @@ class _Columns:
         self._periods: dict[str, Period | None] = {}
         self._units: dict[str, Unit] = {}
         self._sources: dict[tuple[str, int], Source] = {}
+        self._currencies: dict[int, tuple[str, str] | None] = {}
 
     def period(self, header: str) -> Period | None:
         if header not in self._periods:
@@ -288,6 +289,12 @@ class _Columns:
         if (header, cell.column) not in self._sources:
             self._sources[header, cell.column] = _header_source(self._found.page, header, cell)
         return self._sources[header, cell.column]
+
+    def currency(self, cell: Cell) -> tuple[str, str] | None:
+        """The currency printed over the cell's column above the table (a convenience translation's 'US$')."""
+        if cell.column not in self._currencies:
+            self._currencies[cell.column] = column_currency(self._found.page, self._found.table, cell)
+        return self._currencies[cell.column]
 
     def unit(self, header: str, cell: Cell) -> Unit:
         if header not in self._units:
@@ -338,6 +345,8 @@ def table_rows(
             settled = money_kind and unit.currency not in (None, DOLLAR)
             located = (bool(label_boxes) or not row.label.strip()) and _printed_at(found.page, cell)  # a bare total
             missing = _missing(value, kind, unit, located)
+            if settled and (over := columns.currency(cell)) and over[0] != unit.currency:
+                missing.append(f"currency: its column is headed {over[1]!r}, not the statement's {unit.currency}")
             if unnamed:
                 missing = ["unit not stated: 'Basic'/'Diluted' under no per-share or share-count heading", *missing]
             shown_scale = (unit.name if unit.stated else None) if scaled else minor or ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from indexer.core.models import Box, Line, Page, Table
+from indexer.core.models import Box, Cell, Line, Page, Table
 from indexer.evidence.columns import HEADER_ROWS
 from indexer.evidence.units import DOLLAR, Source, Unit, currency, lines_unit, signs_only, source
 
@@ -19,6 +19,7 @@ FULL_SHARE = 0.8  # … when they are this share of its amounts of FULL_DIGITS d
 FULL_DIGITS = 4
 UNIT_LINES = 8  # lines above a table read for its unit
 HEADER_BAND = 30.0  # points below a table's top where header rows (and a unit note beside them) may stand
+COLUMN_LABEL_CHARS = 16  # a currency printed over one column ('RMB', 'US$Note 2 (f)'), not a sentence
 SIGNED_ROWS = 8  # a table's first rows, whose cells may print its currency sign ($ 9,583)
 
 
@@ -71,3 +72,18 @@ def table_unit(page: Page, table: Table, carried: Unit | None) -> Unit:
                 unit, currency=code, currency_source=source(cell.text, page.number, next(iter(cell.boxes), None))
             )
     return unit
+
+
+def column_currency(page: Page, table: Table, cell: Cell) -> tuple[str, str] | None:
+    """The currency printed over this cell's column in the lines above its table, as a code and as printed ('US$'
+    over a convenience translation beside 'RMB' columns), from the nearest such line; None where none is."""
+    if not cell.boxes:
+        return None
+    x0, x1 = cell.boxes[0].x0, cell.boxes[-1].x1
+    for line in reversed(lines_above(page, table)):
+        for span in line.spans:
+            short = len(span.text.strip()) <= COLUMN_LABEL_CHARS  # a label over a column, not a sentence across
+            code = currency(span.text) if short and span.box.x0 <= x1 and x0 <= span.box.x1 else None
+            if code is not None and code != DOLLAR:  # a bare $ names no currency of its own (the statement settles it)
+                return code, span.text.strip()
+    return None
