@@ -80,3 +80,7 @@ def test_the_terms_a_row_holds_are_read_off_the_postings(tmp_path, mmap: bool) -
     for position, row in enumerate(rows.tolist()):
         assert index.held(row, asked) == asked & set(TOKENS[position]), row
     assert index.held(4, asked) == set() and index.held(29, asked) == set()  # rows it does not cover
+    every_row = np.arange(30, dtype=np.int64)  # counted all at once: the same, and 0 for the rows it does not cover
+    expected = [len(index.held(row, asked)) for row in every_row.tolist()]
+    assert index.held_counts(every_row, asked).tolist() == expected and any(expected)
+    assert index.held_counts(np.array([29, 3], dtype=np.int64), asked).tolist() == [0, len(asked & set(TOKENS[0]))]

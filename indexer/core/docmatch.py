@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from indexer.core.fiscal import first_date
 from indexer.core.legal_forms import forms_pattern
@@ -112,9 +113,21 @@ class Aliases:
     cjk: frozenset[str]  # matched as substrings (Chinese names)
 
 
+class _Named(NamedTuple):
+    """The fields of a document's record its aliases are read from: the cache's key (the whole record, with its
+    periods and items, costs more to spell as a key than its aliases cost to read)."""
+
+    document: str
+    company: str | None
+    english_name: str | None
+    printed_names: tuple[str, ...]
+    company_pinyin: str | None
+    tickers: tuple[str, ...]
+    stock_code: str | None
+
+
 @lru_cache(maxsize=4096)
-def _aliases_cached(meta_json: str) -> Aliases:
-    meta = DocumentMeta.model_validate_json(meta_json)
+def _aliases_cached(meta: _Named) -> Aliases:
     compact: set[str] = set()
     words: set[str] = set()
     exact: set[str] = set()
@@ -156,7 +169,9 @@ def _aliases_cached(meta_json: str) -> Aliases:
 
 
 def aliases(meta: DocumentMeta) -> Aliases:
-    return _aliases_cached(meta.model_dump_json())
+    named = _Named(meta.document, meta.company, meta.english_name, tuple(meta.printed_names), meta.company_pinyin,
+                   tuple(meta.tickers), meta.stock_code)  # fmt: skip
+    return _aliases_cached(named)
 
 
 def short_forms(name: str) -> set[str]:
@@ -200,10 +215,15 @@ def question_years(question: str) -> set[int]:
 
 
 def document_years(meta: DocumentMeta) -> set[int]:
-    years = {meta.year} if meta.year else set()
-    for text in (meta.period or "", Path(meta.document).stem):
+    return set(_years_of(meta.year, meta.period, meta.document))
+
+
+@lru_cache(maxsize=4096)
+def _years_of(year: int | None, period: str | None, document: str) -> frozenset[int]:
+    years = {year} if year else set()
+    for text in (period or "", Path(document).stem):
         years |= {int(y) for y in _YEAR.findall(text)}
-    return years
+    return frozenset(years)
 
 
 # An 8-K is dated by its event and filed up to four business days later: a date named this close is that filing's.

@@ -71,8 +71,11 @@ class ChunkTable(Sequence[StoredChunk]):
 
     def __init__(self, folder: Path) -> None:
         try:
+            # the bulk (texts, boxes) stays on disk, paged in as rows are read: opening a large index costs its
+            # offsets, not its text
             self._texts = {
-                name: (np.load(folder / f"{name}.npy"), np.load(folder / f"{name}.offsets.npy")) for name in _TEXTS
+                name: (np.load(folder / f"{name}.npy", mmap_mode="r"), np.load(folder / f"{name}.offsets.npy"))
+                for name in _TEXTS
             }
             self._strings: dict[str, list[str]] = json.loads((folder / _STRINGS).read_text(encoding="utf-8"))
             self._codes = {name: np.load(folder / f"{name}.npy") for name in _CODED}
@@ -81,7 +84,7 @@ class ChunkTable(Sequence[StoredChunk]):
             self._table_ref = np.load(folder / "table_ref.npy")
             self._parent_row = np.load(folder / "parent_row.npy")
             self._box_offsets = np.load(folder / "boxes.offsets.npy")
-            self._boxes = np.load(folder / "boxes.npy")
+            self._boxes = np.load(folder / "boxes.npy", mmap_mode="r")
         except (OSError, ValueError, KeyError) as exc:
             raise IndexLoadError(f"cannot read the chunk table at {folder} ({exc}); rebuild the index") from exc
         self._length = len(self._page)

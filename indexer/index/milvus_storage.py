@@ -309,5 +309,8 @@ class MilvusStorage:
     def held(self, row: int, tokens: set[str]) -> set[str]:
         return tokens & set(self._tokens_of(row))
 
+    def held_counts(self, rows: np.ndarray, tokens: set[str]) -> np.ndarray:
+        return np.array([len(self.held(int(row), tokens)) for row in rows], dtype=np.int64)
+
     def embedded(self, row: int) -> bool:
         return row in self._embedded

@@ -46,6 +46,10 @@ class Storage(Protocol):
         """Which of ``tokens`` passage ``row`` holds (as BM25 indexed it)."""
         ...
 
+    def held_counts(self, rows: np.ndarray, tokens: set[str]) -> np.ndarray:
+        """How many of ``tokens`` each passage of ``rows`` holds (:meth:`held`, counted, for many rows at once)."""
+        ...
+
     def rarity(self, tokens: list[str]) -> dict[str, float]:
         """The BM25 IDF over the passages of each of ``tokens`` that some passage holds."""
         ...
@@ -100,6 +104,9 @@ class LocalStorage:
 
     def held(self, row: int, tokens: set[str]) -> set[str]:
         return self.bm25.held(row, tokens)
+
+    def held_counts(self, rows: np.ndarray, tokens: set[str]) -> np.ndarray:
+        return self.bm25.held_counts(rows, tokens)
 
     def rarity(self, tokens: list[str]) -> dict[str, float]:
         return self.bm25.rarity(tokens)

@@ -51,6 +51,7 @@ def routed_lists(
             # only when the search is scoped to named filings
             ranked = [int(row) for row in rows[:depth]]
         if ranked and tokens:
+            coverage.read(ranked)
             ranked = [row for row in ranked if coverage.enough(row)]
         if ranked:
             lists.append(RankedList("bm25", ranked, weights.bm25_weight * weight, "routed", section))
@@ -63,7 +64,7 @@ class Coverage:
     question is routed to should count for a page that answers, not for every page of the section."""
 
     def __init__(self, index: LoadedIndex, wanted: set[str], lists: list[RankedList], recipe: Recipe) -> None:
-        self._held = index.storage.held
+        self._held_counts = index.storage.held_counts
         self._wanted = wanted
         self._counts: dict[int, int] = {}
         self._first = [list(ranked.rows[: recipe.coverage_candidates]) for ranked in lists]  # the lists so far
@@ -75,11 +76,18 @@ class Coverage:
         a section is asked about: a question routed nowhere pays nothing)."""
         if self._share <= 0:
             return 0.0
-        return self._share * max((self.count(row) for rows in self._first for row in rows), default=0)
+        first = [row for rows in self._first for row in rows]
+        self.read(first)
+        return self._share * max((self._counts[row] for row in first), default=0)
+
+    def read(self, rows: list[int]) -> None:
+        """Count the terms of each of ``rows`` not counted yet, all at once."""
+        unread = np.array(sorted({row for row in rows if row not in self._counts}), dtype=np.int64)
+        if unread.size:
+            self._counts.update(zip(unread.tolist(), self._held_counts(unread, self._wanted).tolist(), strict=True))
 
     def count(self, row: int) -> int:
-        if row not in self._counts:
-            self._counts[row] = len(self._held(row, self._wanted))
+        self.read([row])
         return self._counts[row]
 
     def enough(self, row: int) -> bool:

@@ -178,6 +178,8 @@ def _fuse(index: LoadedIndex, query: Query, recipe: Recipe, ranking: Ranking) ->
 def _adjust(index: LoadedIndex, query: Query, recipe: Recipe, ranking: Ranking) -> None:
     """Each score for its chunk's kind, filing and section (search/selection.py)."""
     coverage = _coverage(index, query, recipe, ranking)
+    if query.sections:
+        coverage.read([row for row, _ in ranking.fused if index.chunks.section(row) in query.sections])
     ranking.scored = rescored(index.chunks, ranking.fused, query.focus.preferred, query.sections, recipe,
                               coverage.enough, query.parent_asked)  # fmt: skip
 
