@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from indexer.answers import (
     ClaimChecks,
@@ -52,6 +52,7 @@ from indexer.index.reader import (
     get_page,
     get_page_tables,
     load_index,
+    own_name,
     pdf_path,
 )
 from indexer.index.store import Manifest, read_outlines
@@ -77,6 +78,7 @@ FINANCIAL_DOCUMENTS = 12  # documents one get_financials call reads at most (eac
 OUTLINES_CACHED = 64  # documents whose outline is kept (computing one reads every page: ~0.2 s per 100 pages)
 
 logger = logging.getLogger(__name__)
+_Request = TypeVar("_Request", bound=BaseModel)
 
 
 class FinancialsOutcome(NamedTuple):
@@ -289,6 +291,20 @@ class KnowledgeBase:
         outcome = self.financials(request)
         identities = [found for name in outcome.documents for found in self.identities(name)]
         return financials_answer(*outcome, limit=request.limit, identities=identities)
+
+    def own_names(self, request: _Request) -> _Request:
+        """``request`` with each document it names as the index names it: a bare file name (as a citation gives it)
+        that is one filing's is that filing's name, folder included (anything else is left for the reader's error)."""
+        changes: dict[str, object] = {}
+        document = getattr(request, "document", None)
+        if isinstance(document, str) and (named := own_name(self._index, document)) != document:
+            changes["document"] = named
+        claims = getattr(request, "claims", None)
+        if isinstance(claims, list):
+            renamed = [c.model_copy(update={"document": own_name(self._index, c.document)}) for c in claims]
+            if any(new.document != old.document for new, old in zip(renamed, claims, strict=True)):
+                changes["claims"] = renamed
+        return request.model_copy(update=changes) if changes else request
 
     # The readers beneath the tools.
 

@@ -23,7 +23,7 @@ class FinancialsRequest(BaseModel):
 
     document: str | None = Field(default=None, max_length=MAX_DOCUMENT_CHARS, description="a name from list_documents")
     company: str | None = Field(
-        default=None, max_length=100, description="instead of document: every filing of this company"
+        default=None, max_length=100, description="instead of document: this company's filings (no listing needed)"
     )
     statement: Statement | None = Field(default=None, description="all when omitted")
     items: list[Annotated[str, Field(min_length=1, max_length=100)]] | None = Field(

@@ -36,8 +36,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempot
 
 
 CITE = (
-    "Cite every figure or statement with its document and 1-based page (e.g. BESTBUY_2024Q2_10Q.pdf p.19); "
-    "read the page (get_page) before quoting."
+    "Cite every figure or statement with its document and 1-based page (BESTBUY_2024Q2_10Q.pdf p.19); "
+    "read a hit's page (get_page) before quoting it; get_financials' verified figures need no other check."
 )
 
 
@@ -165,9 +165,10 @@ def served(declared: Declared, loader: IndexLoader, covers: str) -> RequestTool:
     model = arguments_model(declared)
 
     def respond(call: BaseModel) -> ToolResult:
-        request = () if declared.request is None else (_request(declared.request, call),)
         try:
-            result = method(loader.get(), *request)
+            kb = loader.get()
+            request = () if declared.request is None else (kb.own_names(_request(declared.request, call)),)
+            result = method(kb, *request)
         except FilingsError as exc:
             raise ToolError(str(exc), log_level=logging.INFO) from exc  # the caller's mistake, answered in words
         except Exception as exc:  # our fault, not the caller's: said in words all the same, the trace in the log

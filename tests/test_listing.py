@@ -12,11 +12,12 @@ import indexer.knowledge_base as knowledge_base
 import indexer.listing as listing
 from indexer.core.errors import NotFoundError, QueryError
 from indexer.index.store import read_manifest
+from indexer.ingest.build import BuildSettings, build_index
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import ListRequest
 from mcp_server.coverage import coverage
 from mcp_server.renderings import answer_parts
-from tests.conftest import BESTBUY_10Q, MGM
+from tests.conftest import BESTBUY_10Q, MGM, call_tools, docs_folder
 
 BUDGET = 3_000  # characters of either rendering, at any size
 
@@ -135,3 +136,24 @@ def test_a_mistaken_document_name_is_told_the_closest_names(samples_kb: Knowledg
         samples_kb.document(MGM.name.replace("EARNINGS", "EARNING"))
     with pytest.raises(NotFoundError, match="valid names are"):
         samples_kb.document("nothing-like-it.pdf")
+
+
+def test_a_bare_file_name_that_is_one_filings_is_that_filing(tmp_path: Path, cache_dir: Path) -> None:
+    """A citation's file name without its folder names the one filing of that name (the answer cites the name the
+    index uses); a file name two folders hold is still refused, with both names."""
+    pdfs = Path(__file__).parent / "pdfs"
+    docs = tmp_path / "docs"
+    docs_folder(docs / "wide", pdfs / "starvest_2022_p36.pdf", pdfs / "ebay_2023q1_release_p8.pdf")
+    docs_folder(docs / "dev", pdfs / "starvest_2022_p36.pdf")
+    index = tmp_path / "index"
+    build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
+    page, claims, twice = call_tools(index, cache_dir, [
+        ("get_page", {"document": "ebay_2023q1_release_p8.pdf", "page": 1}),
+        ("verify_claims", {"claims": [{"document": "ebay_2023q1_release_p8.pdf", "page": 1, "quote": "2,510"}]}),
+        ("get_page", {"document": "starvest_2022_p36.pdf", "page": 1}),
+    ])  # fmt: skip
+    assert not page.is_error and page.structured_content["document"] == "wide/ebay_2023q1_release_p8.pdf"
+    assert "Net revenues: $2,510 | $2,483" in page.content[0].text
+    (check,) = claims.structured_content["checks"]
+    assert (check["document"], check["status"]) == ("wide/ebay_2023q1_release_p8.pdf", "verified")
+    assert twice.is_error and "'dev/starvest_2022_p36.pdf', 'wide/starvest_2022_p36.pdf'" in twice.content[0].text

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from indexer.core.fiscal import fiscal_year, period_end
@@ -222,3 +224,11 @@ def test_an_annual_report_whose_cover_names_no_year_takes_the_year_its_pages_say
     )  # fmt: skip
     no_year = describe("report.pdf", pages[:3])  # nothing says a year ended: no year is guessed from the letter
     assert no_year["period_end"] is None
+
+
+def test_an_8k_is_dated_by_the_date_its_cover_prints_over_the_caption_not_by_its_file_name() -> None:
+    # the cover prints "January 4, 2023" on the line above "Date of Report (date of earliest event reported)"; the
+    # file name says 2021
+    pdf = Path(__file__).parent / "pdfs" / "SALESFORCE_2021_8K_p1-2.pdf"
+    meta = describe(pdf.name, PdfParser().parse(pdf))
+    assert (meta["form"], meta["period"], meta["period_end"], meta["year"]) == ("8-K", "2023-01-04", "2023-01-04", 2023)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date
 from pathlib import Path
 
@@ -69,9 +69,10 @@ def iso_date(month: str, day: str, year: str) -> str | None:
         return None
 
 
-def first_date(text: str) -> str | None:
+def first_date(text: str, month_first: bool = False) -> str | None:
     """The first date a text prints, in any usual form: July 29, 2023 · 29 July 2023 · 2023年7月29日 · 2023-07-29 ·
-    29.07.2023 (day first unless the first number cannot be a day); None if none."""
+    29.07.2023 (day first unless the first number cannot be a day, or ``month_first``: 6/11/2022 where the same
+    headers print 6/17/2023); None if none."""
     if found := _US_DAY.search(text):
         month, day, year = found.groups()
         return iso_date(_full_month(month), day, year)
@@ -84,9 +85,22 @@ def first_date(text: str) -> str | None:
         return _safe_date(*found.groups())
     if found := _DOTTED.search(text):
         first, second, year = found.groups()
-        day, month = (second, first) if int(first) <= 12 < int(second) else (first, second)
+        swapped = int(first) <= 12 < int(second) or (month_first and not int(second) <= 12 < int(first))
+        day, month = (second, first) if swapped else (first, second)
         return _safe_date(year, month, day)
     return None
+
+
+def numeric_month_first(texts: Iterable[str]) -> bool:
+    """Whether texts that print numeric dates (6/17/2023, 6/11/2022) put the month first: one of them can only be read
+    so (its second number is past 12) and none can only be read day first."""
+    month_first = day_first = False
+    for text in texts:
+        for found in _DOTTED.finditer(text):
+            first, second = int(found.group(1)), int(found.group(2))
+            month_first = month_first or first <= 12 < second
+            day_first = day_first or second <= 12 < first
+    return month_first and not day_first
 
 
 def dates_in(text: str) -> set[str]:

@@ -103,6 +103,8 @@ class StatementTitles(_Entry):
     before_zh: Pattern
     parent: Pattern = Field(description="a title that makes a statement or note the parent company's alone")
     parent_asked: Pattern = Field(description="a question that asks for the parent company's own figures")
+    group_column: Pattern = Field(description="a column header over the group's figures, beside the parent's")
+    parent_column: Pattern = Field(description="a column header over the parent company's own figures")
 
 
 Key = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]

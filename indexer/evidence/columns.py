@@ -11,9 +11,12 @@ periods, even where a period is printed above them (:func:`~indexer.evidence.per
 
 from __future__ import annotations
 
+import functools
 import re
 
 from indexer.core.models import Cell, Page, Span, Table, TableRow
+from indexer.core.tokenize import normalize_text
+from indexer.data.vocabulary import vocabulary
 from indexer.evidence.concepts import normalise_label
 from indexer.evidence.periods import ReportPeriod, column_period, not_a_period
 
@@ -104,6 +107,65 @@ def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
         stacked = [by_line[top] for top in sorted(by_line) if top >= nearest - HEADER_STACK]
         headers.append(" ".join(s.text.strip() for s in stacked))
     return tuple(headers)
+
+
+@functools.cache
+def _entity_headers() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    titles = vocabulary().statement_titles
+    return re.compile(titles.group_column, re.I), re.compile(titles.parent_column, re.I)
+
+
+ENTITY_SIDE_COLUMNS = 2  # columns each side holds at least (a year and its comparative)
+
+
+def _entity(text: str, group: re.Pattern[str], parent: re.Pattern[str]) -> str:
+    header = " ".join(text.split())
+    return "group" if group.match(header) else "parent" if parent.match(header) else ""
+
+
+def parent_columns(page: Page, table: Table) -> frozenset[int]:
+    """The columns in which a statement prints the parent company's own figures beside the group's ("Consolidated"
+    over two columns, "Parent" over two more): under the nearest line above the table that heads columns as the
+    group's and others as the parent's, those whose figures stand nearest a parent header. None where no such line
+    heads both sides of the table."""
+    group, parent = _entity_headers()
+    first = min((box.top for box in table.rows[0].boxes), default=table.box.top) if table.rows else table.box.top
+    above = sorted((line for line in page.lines if not line.furniture and line.box.bottom <= first + 1),
+                   key=lambda line: -line.box.top)  # fmt: skip
+    for line in above:
+        heads = [(_centre(span), kind) for span in line.spans if (kind := _entity(span.text, group, parent))]
+        if {kind for _, kind in heads} != {"group", "parent"}:
+            continue
+        sides: dict[str, set[int]] = {"group": set(), "parent": set()}
+        for column, (x0, x1) in _column_ranges(table).items():
+            centre = (x0 + x1) / 2
+            sides[min(heads, key=lambda head: abs(head[0] - centre))[1]].add(column)
+        if all(len(columns) >= ENTITY_SIDE_COLUMNS for columns in sides.values()):
+            return frozenset(sides["parent"])
+        return frozenset()
+    return frozenset()
+
+
+def header_spans(page: Page, header: str, cell: Cell) -> list[Span]:
+    """The spans printed above ``cell``'s figure, over its column, that are part of its header ``header`` (a header
+    stacked over lines: 'Year ended', '30 September', '2022', '£'); none for a header carried from another page."""
+    wanted = _compact(header)
+    box = cell.boxes[0] if cell.boxes else None
+    if box is None or not wanted:
+        return []
+    return [
+        span for line in page.lines if not line.furniture and line.box.bottom <= box.top + 1
+        for span in line.spans
+        if span.box.x0 - HEADER_SLACK <= box.x1 and box.x0 <= span.box.x1 + HEADER_SLACK
+        and (len(text := _compact(span.text)) > 1 or text in _SIGNS) and text in wanted
+    ]  # fmt: skip
+
+
+_SIGNS = frozenset("$€£¥")  # a header's one-character spans that are part of it
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"\s+", "", normalize_text(text))
 
 
 def header_rows(table: Table) -> int:

@@ -4,7 +4,8 @@ A bare ``$`` is US dollars on a US SEC form (10-K, 10-Q, 8-K), or in a release t
 one (an earnings release furnished with an 8-K): the form itself is filed in them. Anywhere else (an
 Australian or Canadian annual report, an earnings release) the filing must say which dollars, in its
 presentation-currency sentence: "The financial report is presented in Australian dollars", "The functional and
-presentation currency … is the Canadian dollar", 本公司以人民币为记账本位币. That sentence is looked for once per
+presentation currency … is the Canadian dollar", 本公司以人民币为记账本位币, or says what its dollar sign stands for
+('references to "$" are to United States dollars'). That sentence is looked for once per
 document, on its pages in order; the first one found establishes the currency, with its page and box. When a table
 names a currency itself ("US$'000", "In thousands of Canadian dollars", 币种：人民币) that wins, and a sentence that
 names another currency than a table's dollar sign settles nothing.
@@ -36,6 +37,14 @@ _PRESENTED_IN = re.compile(
     r"\b(?:presented|expressed|reported|stated|prepared)\s+in\s+(?:(?:thousands|millions)\s+of\s+)?(?:the\s+)?"
     r"(?:(?:australian|canadian|u\.\s?s\.|us|united\s+states|new\s+zealand|hong\s+kong|singapore)\s+dollars?|"
     r"euros?|pounds?\s+sterling|sterling|(?:japanese\s+)?yen|renminbi|swiss\s+francs?|(?:AUD|CAD|USD|NZD|HKD|SGD|EUR|GBP|JPY|CHF|RMB)\b)",
+    re.I,
+)
+
+# A sentence that says which currency the filing's dollar sign stands for: 'All references herein to "dollars",
+# "US dollars," "USD" or "$" are to United States dollars'.
+_SIGN_DEFINED = re.compile(
+    r"[\"“]\$[\"”][^.;]{0,80}?\b(?:are|is|refers?|means?)\s+(?:to\s+)?(?:the\s+)?(?:lawful\s+currency\s+of\s+the\s+)?"
+    r"(?P<name>(?:united\s+states|u\.\s?s\.|us|canadian|australian|new\s+zealand|hong\s+kong|singapore)\s+dollars?)",
     re.I,
 )
 
@@ -124,6 +133,7 @@ def _first_sentence(page_of: Callable[[int], Page], pages: int) -> tuple[str, So
             text += line.text + " "
         found = [(m.start(), currency(m.group(0)), m.group(0)) for m in _PRESENTED_IN.finditer(text)]
         found += [(m.start(), *_named_in(text, m.start(), m.end())) for m in _ANCHOR.finditer(text)]
+        found += [(m.start(), currency(m.group("name")), m.group(0)) for m in _SIGN_DEFINED.finditer(text)]
         for at, code, sentence in sorted(found, key=lambda item: item[0]):
             if code is None or code == DOLLAR:
                 continue

@@ -31,11 +31,12 @@ from indexer.core.statement_names import KEY_FIGURES, PRIMARY, STATEMENT_OF_LABE
 from indexer.core.tokenize import normalize_text
 from indexer.evidence.columns import (
     EXCEPT_PER_SHARE,
-    HEADER_SLACK,
     PER_SHARE,
     cell_header,
     header_rows,
+    header_spans,
     is_year_row,
+    parent_columns,
     per_share_by_parent,
     row_label,
     table_headers,
@@ -45,7 +46,7 @@ from indexer.evidence.columns import (
 from indexer.evidence.concepts import concept_of
 from indexer.evidence.currency import DocumentCurrency
 from indexer.evidence.outline import Section
-from indexer.evidence.periods import Period, ReportPeriod, column_period
+from indexer.evidence.periods import ColumnPeriods, Period, ReportPeriod
 from indexer.evidence.table_units import UNIT_LINES, column_currency, lines_above, table_unit
 from indexer.evidence.units import DOLLAR, Source, Unit, declared_unit, lines_unit, signs_only, source
 
@@ -241,17 +242,8 @@ def _plain_decimal(value: Decimal) -> str:
 def _header_source(page: Page, header: str, cell: Cell) -> Source:
     """Where the column header ``header`` is printed over ``cell``: the nearest span above the cell's figure that
     is part of the header (no box when the header was carried from the statement's previous page)."""
-    wanted = _compact(header)
-    box = cell.boxes[0] if cell.boxes else None
-    found = None
-    if box is not None and wanted:
-        above = [
-            span for line in page.lines if not line.furniture and line.box.bottom <= box.top + 1
-            for span in line.spans
-            if span.box.x0 - HEADER_SLACK <= box.x1 and box.x0 <= span.box.x1 + HEADER_SLACK
-            and len(text := _compact(span.text)) > 1 and text in wanted
-        ]  # fmt: skip
-        found = max(above, key=lambda span: span.box.bottom, default=None)
+    worded = [span for span in header_spans(page, header, cell) if len(span.text.strip()) > 1]  # not a bare sign
+    found = max(worded, key=lambda span: span.box.bottom, default=None)
     return source(header, page.number, found.box if found else None)
 
 
@@ -274,16 +266,14 @@ class _Columns:
     once per column."""
 
     def __init__(self, found: StatementTable, report: ReportPeriod, money: DocumentCurrency | None) -> None:
-        self._found, self._report, self._money = found, report, money
-        self._periods: dict[str, Period | None] = {}
+        self._found, self._money = found, money
+        self._periods = ColumnPeriods(found.columns, found.table.title, report)
         self._units: dict[str, Unit] = {}
         self._sources: dict[tuple[str, int], Source] = {}
         self._currencies: dict[int, tuple[str, str] | None] = {}
 
     def period(self, header: str) -> Period | None:
-        if header not in self._periods:
-            self._periods[header] = column_period(header, self._report)
-        return self._periods[header]
+        return self._periods(header)
 
     def header(self, header: str, cell: Cell) -> Source:
         if (header, cell.column) not in self._sources:
@@ -313,6 +303,7 @@ def table_rows(
     """Every figure of one statement table under a period column, as rows (``money`` settles a bare $ or a table
     without a currency sign from the document: its form, its presentation-currency sentence)."""
     columns = _Columns(found, report, money)
+    parents = parent_columns(found.page, found.table)  # the parent company's own, beside the group's: left out
     rows = []
     for printed in found.table.rows[header_rows(found.table) : SUMMARY_ROWS]:
         if is_year_row(printed):
@@ -325,6 +316,8 @@ def table_rows(
             concept = concept_of(label, found.statement) if own in ("net_income", "net_income_attributable") else None
         label_boxes = [box for box in row.boxes if box not in {b for cell in row.cells for b in cell.boxes}]
         for cell in row.cells:
+            if cell.column in parents:
+                continue
             # the cell's own header (a table whose lower rows have their own: 2019年 above, 2019年末 below), else
             # the column's (perhaps stacked above the table or carried from the statement's previous page)
             header = cell_header(cell, found.columns, report)

@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import date
 
-from indexer.core.fiscal import QUARTER_ORDINAL, QUARTER_SPELLED, first_date, quarter_number, year_ending
+from indexer.core.fiscal import (
+    QUARTER_ORDINAL,
+    QUARTER_SPELLED,
+    first_date,
+    numeric_month_first,
+    quarter_number,
+    year_ending,
+)
 from indexer.core.tokenize import normalize_text
 
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
@@ -45,6 +53,7 @@ class ReportPeriod:
 
     end: str | None
     fiscal_year: int | None
+    month_first: bool = False  # numeric dates of the headers read put the month first (6/17/2023)
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,32 @@ def _months(text: str) -> int | None:
     return 12 if _ANNUAL.search(text) else None
 
 
+def stated_months(text: str) -> int | None:
+    """The months a header or caption says its period covers ('Three Months Ended', '52 weeks', 'Year ended'), or
+    None where it says none."""
+    return _months(text)
+
+
+class ColumnPeriods:
+    """The periods of one table's column headers, read together: numeric dates in the order the table's unambiguous
+    ones print them (6/17/2023 puts the month first, so 6/11/2022 is June), and a header that names no span takes
+    the span its table's caption names ('Three Months Ended' over 'March 31, 2023 | 2022')."""
+
+    def __init__(self, headers: Iterable[str], caption: str | None, report: ReportPeriod) -> None:
+        month_first = numeric_month_first(headers)
+        self.report = replace(report, month_first=True) if month_first and not report.month_first else report
+        self._caption_months = _months(caption or "")
+        self._read: dict[str, Period | None] = {}
+
+    def __call__(self, header: str) -> Period | None:
+        if header not in self._read:
+            period = column_period(header, self.report)
+            if period is not None and self._caption_months and _months(normalize_text(header)) is None:
+                period = replace(period, months=self._caption_months)
+            self._read[header] = period
+        return self._read[header]
+
+
 def not_a_period(header: str) -> bool:
     """Whether a column header says its column is no period: a change, a percentage, a note number."""
     return bool(_NOT_PERIOD.search(normalize_text(header)))
@@ -93,7 +128,7 @@ def column_period(header: str, report: ReportPeriod) -> Period | None:
     years = {int(year) for year in _YEAR.findall(text)} | {2000 + int(y) for y in _SHORT_FY.findall(text)}
     if len(years) > 1:
         return None  # "2023 vs 2022", "November 27, 2016 2015": a comparison or two columns' headers run together
-    if end := first_date(text):
+    if end := first_date(text, report.month_first):
         return Period(end, fiscal_year_of(end, report), months)
     if found := _CN_QUARTER.search(text) or _EN_QUARTER.search(text):
         return _quarter(found, report)

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from indexer.core.models import Box, Cell, Line, Page, Table
-from indexer.evidence.columns import HEADER_ROWS
+from indexer.evidence.columns import HEADER_ROWS, header_spans
 from indexer.evidence.units import DOLLAR, Source, Unit, currency, lines_unit, signs_only, source
 
 _TO_THE_CENT = re.compile(r"\d,\d{3}\.\d\d\)?$")  # 1,175,301,034.32: a figure printed in full, to the cent
@@ -34,8 +34,22 @@ def _header_lines(page: Page, table: Table) -> list[tuple[str, Box | None]]:
     lines = [(line.text, line.box) for line in lines_above(page, table)]
     rows = [(" ".join([row.label, *(c.text for c in row.cells)]), next(iter(row.boxes), None))
             for row in table.rows[:HEADER_ROWS]]  # fmt: skip
-    headers = [(" ".join(c.header for c in row.cells), next(iter(row.boxes), None)) for row in table.rows[:HEADER_ROWS]]
+    headers = [
+        (" ".join(c.header for c in row.cells), _headers_box(page, row.cells)) for row in table.rows[:HEADER_ROWS]
+    ]
     return lines + rows + headers
+
+
+def _headers_box(page: Page, cells: list[Cell]) -> Box | None:
+    """Where the headers the parser gave ``cells`` are printed: around every span of them above the figures."""
+    spans = [span for cell in cells for span in header_spans(page, cell.header, cell)]
+    if not spans:
+        return None
+    boxes = [span.box for span in spans]
+    return boxes[0].model_copy(update={
+        "x0": min(b.x0 for b in boxes), "top": min(b.top for b in boxes),
+        "x1": max(b.x1 for b in boxes), "bottom": max(b.bottom for b in boxes),
+    })  # fmt: skip
 
 
 def _in_full(page: Page, table: Table) -> Source | None:

@@ -52,8 +52,13 @@ _IN_UNITS = re.compile(
 # A column-header row that prints only the currency over each column ('Note  $  $', '£  £', 'US dollars'): figures in
 # units, as against "$'000" or "$m" printed there. Such a row is short: a line of more than 120 characters is not one.
 _COLUMN_WORDS = r"(?:notes?|consolidated|group|company|parent|entity)"
+# the words of a column's period printed with its sign ('Year ended 30 September 2022 £')
+_PERIOD_WORDS = (
+    r"(?:years?|months?|weeks?|period|ended|ending|as|at|three|six|nine|twelve|\d{1,2},?|"
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?)(?!\w)"
+)
 _SIGNS_ONLY = re.compile(
-    rf"^(?=.{{0,120}}$)(?:(?:{_COLUMN_WORDS}|[$€£¥]|(?:19|20)\d\d)\s*)*(?:[$€£¥]|(?:{_NATION}\s+)?{_MONEY})"
+    rf"^(?=.{{0,120}}$)(?:(?:{_COLUMN_WORDS}|{_PERIOD_WORDS}|[$€£¥]|(?:19|20)\d\d)\s*)*(?:[$€£¥]|(?:{_NATION}\s+)?{_MONEY})"
     rf"(?:\s*(?:[$€£¥]|(?:19|20)\d\d))*\s*$",
     re.I,
 )

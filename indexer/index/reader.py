@@ -296,6 +296,15 @@ def document_meta(index: LoadedIndex, document: str) -> DocumentMeta:
     return meta
 
 
+def own_name(index: LoadedIndex, document: str) -> str:
+    """The index's name for ``document``: itself when the index holds it, else the one filing whose file name (the
+    name without its folder) it is (a citation's bare file name); unchanged when it names none or several."""
+    if document in index.documents or "/" in document or "\\" in document:
+        return document
+    same = [name for name in index.documents if name.rsplit("/", 1)[-1] == document]
+    return same[0] if len(same) == 1 else document
+
+
 def closest_documents(index: LoadedIndex, document: str) -> list[str]:
     """The names a mistaken document name most likely means: those whose file name (the name without its folder) is
     the one given, else the few closest in spelling."""

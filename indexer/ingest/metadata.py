@@ -212,7 +212,9 @@ def detect_period(form: str | None, file_name: str, text: str) -> str | None:
     )
     if results and form not in ANNUAL_FORMS:  # an annual report's letter speaks of the coming quarters
         return f"Q{quarter_number(results.group(1))} {results.group(2)}"
-    report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I)
+    report_date = re.search(r"date of report[^:\n]*:?\s*\n?\s*" + _DATE, text, re.I) or re.search(
+        _DATE + r"[ \t]*\n[ \t]*\(?date of report\b", text, re.I
+    )  # the date printed over its caption, as a cover's form lays it out
     reported = iso_date(*report_date.groups()[0:3]) if report_date else None
     if reported:
         return reported

@@ -14,7 +14,7 @@ from indexer.core.models import Page, ReportedItem, ReportedPeriod
 from indexer.core.statement_names import BALANCE, INCOME
 from indexer.evidence.columns import table_headers
 from indexer.evidence.outline import Section
-from indexer.evidence.periods import ReportPeriod, column_period
+from indexer.evidence.periods import ColumnPeriods, ReportPeriod
 
 ITEM_PAGES = 6  # an 8-K's own pages come first, its exhibits after: items are read from these
 MAX_PERIODS = 8
@@ -32,8 +32,10 @@ def reported_periods(pages: list[Page], statements: list[Section], report: Repor
             continue
         page = pages[section.page_start - 1]
         for table in page.tables:
-            for header in table_headers(page, table, report):
-                period = column_period(header, report)
+            headers = table_headers(page, table, report)
+            periods = ColumnPeriods(headers, table.title, report)
+            for header in headers:
+                period = periods(header)
                 if period is None or (period.end is None and period.fiscal_year is None):
                     continue
                 printed, statement = " ".join(header.split()), "balance" if section.key == BALANCE else "income"

@@ -139,13 +139,14 @@ def counted(n: int, thing: str) -> str:
     return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
-def _period_text(period: PeriodBrief) -> str:
-    """'Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)'."""
+def _period_text(period: PeriodBrief, balance: bool) -> str:
+    """'Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)'; a balance sheet's 'at' its date;
+    a duration whose header gives no months (12 Weeks Ended) 'ended' it."""
     when = []
     if period.fiscal_year is not None:
         when.append(f"fiscal {period.fiscal_year}")
     if period.end:
-        span = f"{period.months} months ended" if period.months else "at"
+        span = "at" if balance else f"{period.months} months ended" if period.months else "ended"
         when.append(f"{span} {period.end}")
     return f"{period.period or '(no header)'}" + (f" ({', '.join(when)})" if when else "")
 
@@ -162,7 +163,11 @@ def financials_text(result: FinancialsBrief) -> str:
     lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
     for table in result.statements:
         scale = next((row.scale for row in table.rows if row.unit == "currency"), None)
-        scale = scale or ("units" if scale == "" and table.scale_from else "scale not stated" if scale is None else "")
+        if scale is None and all(row.unit != "currency" for row in table.rows):
+            scale = "per share" if any(row.unit == "per_share" for row in table.rows) else ""  # no amount: no scale
+        else:
+            stated = "units" if scale == "" and table.scale_from else "scale not stated" if scale is None else ""
+            scale = scale or stated
         unit = (
             f"{table.currency} {scale}".strip() if table.currency else f"{scale}, currency not established".strip(", ")
         )
@@ -177,7 +182,8 @@ def financials_text(result: FinancialsBrief) -> str:
             lines.append("NOT VERIFIED: " + "; ".join(table.missing))
         if table.checks:
             lines.append(f"checks: {table.checks}")
-        lines.append("periods: " + " | ".join(f"[{i}] {_period_text(p)}" for i, p in enumerate(table.periods)))
+        balance = table.statement == "balance"
+        lines.append("periods: " + " | ".join(f"[{i}] {_period_text(p, balance)}" for i, p in enumerate(table.periods)))
         for row in table.rows:
             concept = f" [{row.concept}]" if row.concept else ""
             shown = [
@@ -236,7 +242,7 @@ TOOL = Declared(
     "The financial statements as data: each figure of the income, balance sheet, cash flow and key-data "
     "(主要会计数据) tables with its printed label, concept (revenue, net_income, eps_diluted, capex …) and period, "
     "by statement and page; verified only when value, scale, currency and period were each read from the filing "
-    "(else it says what is missing). Group statements only (母公司 left out). For multi-year figures and ratios.",
+    "(else it says what is missing). The group's figures only (母公司 and parent columns left out).",
     FinancialsBrief,
     request=FinancialsRequest,
     full=Financials,

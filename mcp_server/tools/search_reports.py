@@ -222,8 +222,8 @@ DOCS = ToolDocs(
 TOOL = Declared(
     "search_reports",
     "Search the filings: keywords (BM25) and meaning, fused; English and Chinese terms and periods are expanded "
-    "(1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Each page's best passage, best first, with document, 1-based "
-    "page, section and a box. A company, year or form named in the query narrows it, as do the filters. To "
+    "(1Q25 ↔ 2025年第一季度, capex ↔ 资本开支). Each page's best passage, best first, with document, page, "
+    "section and a box. A company, year or form named in the query narrows it, as do the filters. To "
     f"compare filings, search each. {CITE}",
     SearchBrief,
     request=SearchRequest,
