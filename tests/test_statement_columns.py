@@ -19,12 +19,15 @@ PDFS = Path(__file__).parent / "pdfs"
 GROUP_AND_PARENT = PDFS / "structural_monitoring_2022_p23_p28.pdf"  # Consolidated 2022 2021 | Parent 2022 2021
 POUNDS = PDFS / "starvest_2022_p36.pdf"  # 'Year ended 30 September 2022 £' over figures in full pounds
 QUARTER = PDFS / "ebay_2023q1_release_p8.pdf"  # 'Three Months Ended' over 'March 31, 2023 | 2022'
+SHARE_COUNTS = PDFS / "nice_2022_20f_p114.pdf"  # EPS rows, then share counts under 'Weighted average number of shares'
 DOLLAR_DEFINED = PDFS / "tower_semiconductor_2022_20f_p3_p104.pdf"  # 'references … to "$" are to United States dollars'
 
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> KnowledgeBase:
-    docs = docs_folder(tmp_path_factory.mktemp("columns-docs"), GROUP_AND_PARENT, POUNDS, QUARTER, DOLLAR_DEFINED)
+    docs = docs_folder(
+        tmp_path_factory.mktemp("columns-docs"), GROUP_AND_PARENT, POUNDS, QUARTER, DOLLAR_DEFINED, SHARE_COUNTS
+    )
     index = tmp_path_factory.mktemp("columns") / "index"
     build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
     return KnowledgeBase.open(index, cache_dir, with_embedder=False)
@@ -79,3 +82,15 @@ def test_a_sentence_that_says_what_its_dollar_sign_stands_for_settles_it(kb: Kno
     where = revenue.currency_source
     assert where is not None and where.page == 1 and '"$" are to United States dollars' in where.text
     assert where.box is not None and "UnitedStatesdollars" in text_under(DOLLAR_DEFINED, 1, [where.box])
+
+
+def test_rows_under_a_heading_that_counts_shares_are_share_counts(kb: KnowledgeBase) -> None:
+    # 'Weighted average number of shares (in thousands) used in computing:' over 'Basic earnings per share'
+    request = FinancialsRequest(document=SHARE_COUNTS.name, items=["eps_basic", "shares_basic"], year=2022)
+    rows = {r.concept: r for r in kb.financials(request).rows}
+    assert (rows["eps_basic"].value_printed, rows["eps_basic"].unit) == ("$4.17", "per_share")
+    shares = rows["shares_basic"]
+    assert (shares.value_printed, shares.unit) == ("63,790", "shares")
+    assert shares.label.startswith("Weighted average number of shares") and shares.label.endswith(
+        "Basic earnings per share"
+    )

@@ -275,6 +275,20 @@ def per_share_by_parent(row: TableRow, table: Table) -> bool:
     )  # fmt: skip
 
 
+# A parent that counts shares ('Weighted average number of shares (in thousands) used in computing:' over 'Basic
+# earnings per share'): its rows are share counts, whatever their labels name.
+_SHARE_COUNT = re.compile(
+    r"\bnumber\s+of\s+(?:ordinary\s+|common\s+)?shares\b|\bweighted[-\s]average\b.{0,40}?\bshares\b|股数", re.I
+)
+
+
+def shares_by_parent(row: TableRow, table: Table) -> bool:
+    """Whether a row sits under a parent that counts shares, so its figures are share counts even where its label
+    names the earnings per share they are used in computing."""
+    parent = EXCEPT_PER_SHARE.sub(" ", parent_of(row, table))
+    return bool(_SHARE_COUNT.search(parent)) and not PER_SHARE.search(parent)
+
+
 def unit_unnamed(row: TableRow, label: str) -> bool:
     """A row labelled only 'Basic' or 'Diluted' whose parent says neither per share nor shares: an EPS and a share
     count print the same label, and nothing on the page says which this is."""
@@ -309,7 +323,7 @@ def row_label(row: TableRow, table: Table) -> str:
     """The label as printed, with the parent joined where the label alone is ambiguous ('Diluted', 'Total', 'End of
     year' under 'Cash and cash equivalents') or where the parent gives the row its unit and the label does not (a
     label printed once among the amounts and again under 'Earnings per share — basic')."""
-    if _names_itself(row.label) and not per_share_by_parent(row, table):
+    if _names_itself(row.label) and not per_share_by_parent(row, table) and not shares_by_parent(row, table):
         return row.label
     parent = parent_of(row, table)
     return f"{parent.rstrip(':： ')} › {row.label}" if parent else row.label
