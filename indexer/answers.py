@@ -132,6 +132,9 @@ class PageImage(PagePixels):
 
 class FinancialsHead(BaseModel):
     documents: list[str] = Field(description="the documents whose statements were read")
+    companies: dict[str, str] = Field(
+        default_factory=dict, description="each document's company, as its record names it"
+    )
     total_rows: int = Field(description="rows that matched before the limit")
     note: str | None = Field(default=None, description="rows left out by the limit, unverified rows, what to do next")
 

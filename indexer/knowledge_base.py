@@ -290,7 +290,9 @@ class KnowledgeBase:
             )
         outcome = self.financials(request)
         identities = [found for name in outcome.documents for found in self.identities(name)]
-        return financials_answer(*outcome, limit=request.limit, identities=identities)
+        answer = financials_answer(*outcome, limit=request.limit, identities=identities)
+        companies = {name: company for name in outcome.documents if (company := self.document(name).company)}
+        return answer.model_copy(update={"companies": companies})
 
     def own_names(self, request: _Request) -> _Request:
         """``request`` with each document it names as the index names it: a bare file name (as a citation gives it)

@@ -162,7 +162,9 @@ def test_get_financials_through_mcp(samples_index_dir: Path, cache_dir: Path) ->
     )
     assert not found.is_error
     text = found.content[0].text
-    assert "BESTBUY_2024Q2_10Q.pdf p.4 · income · USD millions (scale '$ and shares in millions" in text
+    # the company beside its file (a file name may say nothing of it)
+    head = 'BESTBUY_2024Q2_10Q.pdf ("BEST BUY CO., INC.") p.4 · income · USD millions'
+    assert head + " (scale '$ and shares in millions" in text
     assert "currency '$ on a US SEC Form 10-Q' p.4)" in text
     assert "[0] Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)" in text
     assert "- Revenue [revenue]: $9,583 | $10,329 | $19,050 | $20,976" in text
@@ -213,6 +215,8 @@ def test_column_periods(header: str, report: tuple[str, int], expected: tuple[st
         ("$ and shares in millions, except per share amounts", 6, "$", 6),
         ("(In millions, except number of shares, which are reflected in thousands, and per-share amounts)", 6, None, 3),
         ("(in millions, except shares and per share data)", 6, None, 0),
+        ("(in thousands of Canadian dollars, except share and per share information)", 3, "CAD", 0),
+        ("(in thousands, except per share amounts)", 3, None, None),
         ("单位：万元 币种：人民币", 4, "CNY", None),
         ("RMB’000", 3, "CNY", None),
         ("€m", 6, "EUR", None),
@@ -241,6 +245,16 @@ def test_a_sentence_with_millions_declares_no_unit() -> None:
         ("Earnings per share › Diluted", "income", "eps_diluted"),
         ("Income taxes paid", "cash_flow", None),
         ("Deferred revenue", "balance", None),
+        ("Net loss for the year", "income", "net_income"),
+        ("Loss for the financial year", "income", "net_income"),
+        ("Net loss for the year attributable to non-controlling interests", "income", None),
+        ("Profit for the financial year attributable to owners of the parent", "income", "net_income_attributable"),
+        ("Weighted average number of shares used in computing › Basic earnings per share", "income", "shares_basic"),
+        (
+            "Weighted average number of shares used in computing › Diluted earnings per share",
+            "income",
+            "shares_diluted",
+        ),
     ],
 )
 def test_concepts_from_labels(label: str, statement: str, concept: str | None) -> None:

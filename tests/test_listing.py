@@ -157,3 +157,12 @@ def test_a_bare_file_name_that_is_one_filings_is_that_filing(tmp_path: Path, cac
     (check,) = claims.structured_content["checks"]
     assert (check["document"], check["status"]) == ("wide/ebay_2023q1_release_p8.pdf", "verified")
     assert twice.is_error and "'dev/starvest_2022_p36.pdf', 'wide/starvest_2022_p36.pdf'" in twice.content[0].text
+
+
+def test_a_company_typed_without_its_accents_is_the_same_company() -> None:
+    from indexer.search.filters import without_accents
+
+    assert without_accents("compagnie financière tradition") == "compagnie financiere tradition"
+    assert without_accents("Société Générale") == "Societe Generale"
+    # the marks of other scripts are kept (a kana's voicing mark is part of its letter)
+    assert without_accents("グループ") == "グループ" and without_accents("四方科技") == "四方科技"

@@ -20,13 +20,22 @@ GROUP_AND_PARENT = PDFS / "structural_monitoring_2022_p23_p28.pdf"  # Consolidat
 POUNDS = PDFS / "starvest_2022_p36.pdf"  # 'Year ended 30 September 2022 £' over figures in full pounds
 QUARTER = PDFS / "ebay_2023q1_release_p8.pdf"  # 'Three Months Ended' over 'March 31, 2023 | 2022'
 SHARE_COUNTS = PDFS / "nice_2022_20f_p114.pdf"  # EPS rows, then share counts under 'Weighted average number of shares'
+NOTE_UNDER_TITLE = PDFS / "benjamin_hornigold_2022_p15_p19.pdf"  # 'Note 2022 2021' under 'For the year 30 June 2022'
+BRACKETED_SIGN = PDFS / "canadian_banc_2022_p16_p24.pdf"  # '($) ($)' over figures in full dollars
 DOLLAR_DEFINED = PDFS / "tower_semiconductor_2022_20f_p3_p104.pdf"  # 'references … to "$" are to United States dollars'
 
 
 @pytest.fixture(scope="module")
 def kb(tmp_path_factory: pytest.TempPathFactory, cache_dir: Path) -> KnowledgeBase:
     docs = docs_folder(
-        tmp_path_factory.mktemp("columns-docs"), GROUP_AND_PARENT, POUNDS, QUARTER, DOLLAR_DEFINED, SHARE_COUNTS
+        tmp_path_factory.mktemp("columns-docs"),
+        GROUP_AND_PARENT,
+        POUNDS,
+        QUARTER,
+        DOLLAR_DEFINED,
+        SHARE_COUNTS,
+        NOTE_UNDER_TITLE,
+        BRACKETED_SIGN,
     )
     index = tmp_path_factory.mktemp("columns") / "index"
     build_index(BuildSettings(docs_dir=docs, index_dir=index, embedder="none", progress=False, cache_dir=cache_dir))
@@ -94,3 +103,18 @@ def test_rows_under_a_heading_that_counts_shares_are_share_counts(kb: KnowledgeB
     assert shares.label.startswith("Weighted average number of shares") and shares.label.endswith(
         "Basic earnings per share"
     )
+
+
+def test_a_note_column_under_the_statements_title_is_no_period(kb: KnowledgeBase) -> None:
+    rows = kb.financials(FinancialsRequest(document=NOTE_UNDER_TITLE.name, statement="income")).rows
+    assert {r.period for r in rows} == {"2022", "2021"}  # not the title 'For the year 30 June 2022' over the notes
+    assert not {r.value_printed for r in rows} & {"5", "7", "17"}
+    pretax = next(r for r in rows if r.concept == "pretax_income" and r.period == "2022")
+    assert (pretax.value_printed, pretax.currency, pretax.scale, pretax.verified) == ("(1,239,019)", "AUD", "", True)
+
+
+def test_a_bracketed_sign_over_each_column_states_figures_in_full(kb: KnowledgeBase) -> None:
+    (cash,) = kb.financials(FinancialsRequest(document=BRACKETED_SIGN.name, items=["cash"], year=2022)).rows
+    assert (cash.value_printed, cash.currency, cash.scale, cash.verified) == ("60,390,826", "CAD", "", True)
+    assert cash.scale_source is not None and cash.scale_source.text.startswith("($) ($)")
+    assert cash.scale_source.box is not None and text_under(BRACKETED_SIGN, 1, [cash.scale_source.box]) == "($)($)"

@@ -82,7 +82,8 @@ def _period_parts(span: Span) -> list[Span]:
 
 def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
     """Column headers printed above the table, perhaps over several lines and above other tables of the page: per
-    column, the nearest period-like spans above its figures, top to bottom."""
+    column, the nearest period-like spans above its figures, top to bottom; a column whose nearest header says it is
+    no period ('Note', '% change') is that, whatever title spans the page above it."""
     ranges = _column_ranges(table)
     # above its first row: a table whose header lines the parser took into its title starts above them
     first = min((box.top for box in table.rows[0].boxes), default=table.box.top) if table.rows else table.box.top
@@ -90,7 +91,7 @@ def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
         part for line in page.lines
         if not line.furniture and (line.box.bottom <= table.box.top + 1 or (line.box.top + line.box.bottom) / 2 < first)
         for span in line.spans for part in _period_parts(span)
-        if len(part.text) <= HEADER_CHARS and _HEADER_LIKE.search(part.text)
+        if len(part.text) <= HEADER_CHARS and (_HEADER_LIKE.search(part.text) or not_a_period(part.text))
     ]  # fmt: skip
     headers = []
     for column in range(width):
@@ -104,8 +105,11 @@ def stacked_headers(page: Page, table: Table, width: int) -> tuple[str, ...]:
             if best is None or abs(_centre(span) - centre) < abs(_centre(best) - centre):
                 by_line[top] = span
         nearest = max(by_line, default=0.0)
+        if by_line and not_a_period(by_line[nearest].text):
+            headers.append(by_line[nearest].text.strip())  # 'Note' right over the column: no period, whatever is above
+            continue
         stacked = [by_line[top] for top in sorted(by_line) if top >= nearest - HEADER_STACK]
-        headers.append(" ".join(s.text.strip() for s in stacked))
+        headers.append(" ".join(s.text.strip() for s in stacked if not not_a_period(s.text)))
     return tuple(headers)
 
 

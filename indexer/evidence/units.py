@@ -57,14 +57,15 @@ _PERIOD_WORDS = (
     r"(?:years?|months?|weeks?|period|ended|ending|as|at|three|six|nine|twelve|\d{1,2},?|"
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?)(?!\w)"
 )
+_SIGN = r"(?:[$€£¥]|\([$€£¥]\))"  # a currency sign, perhaps in brackets: '($)'
 _SIGNS_ONLY = re.compile(
-    rf"^(?=.{{0,120}}$)(?:(?:{_COLUMN_WORDS}|{_PERIOD_WORDS}|[$€£¥]|(?:19|20)\d\d)\s*)*(?:[$€£¥]|(?:{_NATION}\s+)?{_MONEY})"
-    rf"(?:\s*(?:[$€£¥]|(?:19|20)\d\d))*\s*$",
+    rf"^(?=.{{0,120}}$)(?:(?:{_COLUMN_WORDS}|{_PERIOD_WORDS}|{_SIGN}|(?:19|20)\d\d)\s*)*(?:{_SIGN}|(?:{_NATION}\s+)?{_MONEY})"
+    rf"(?:\s*(?:{_SIGN}|(?:19|20)\d\d))*\s*$",
     re.I,
 )
 _SHARE_SCALE = re.compile(r"shares?\b[^.;)]{0,30}?\bin\s+(thousands|millions)\b", re.I)
 _SHARES_EXCEPTED = re.compile(
-    r"except\b[^)]{0,60}?(?<!per )(?<!per-)\bshares\b(?![^)]{0,20}\bin\s+(?:thousands|millions))", re.I
+    r"except\b[^)]{0,60}?(?<!per )(?<!per-)\bshares?\b(?![^)]{0,20}\bin\s+(?:thousands|millions))", re.I
 )
 # Currencies a text names outright, most specific first; a bare "$" is DOLLAR, never one of them.
 _CURRENCIES: list[tuple[str, re.Pattern[str]]] = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import unicodedata
 from pathlib import Path
 
 from indexer.core.docmatch import closest_companies
@@ -46,12 +47,13 @@ def filter_documents(index: LoadedIndex, filters: Filters) -> list[str] | None:
             )
     if company:
         wanted = company.strip().lower()
+        folded = without_accents(wanted)
         names = [
             n
             for n in names
             if wanted in n.lower()
-            or wanted in (index.documents[n].company or "").lower()
-            or wanted in (index.documents[n].english_name or "").lower()
+            or folded in without_accents((index.documents[n].company or "").lower())
+            or folded in without_accents((index.documents[n].english_name or "").lower())
             or wanted == (index.documents[n].stock_code or "")
             or wanted.upper() in index.documents[n].tickers
             or wanted.replace(" ", "") == (index.documents[n].company_pinyin or "").lower().replace(" ", "")
@@ -93,3 +95,13 @@ def _years_held(index: LoadedIndex, names: list[str]) -> str:
     if len(years) <= 6:
         return f"their fiscal years: {', '.join(map(str, years))}"
     return f"their fiscal years: {len(years)} from {years[0]} to {years[-1]}"
+
+
+def without_accents(text: str) -> str:
+    """``text`` with the accents of its Latin letters taken off ('Financière' → 'Financiere'): a name typed without
+    them is the same name; other scripts are left as they are."""
+    if text.isascii():
+        return text
+    decomposed = unicodedata.normalize("NFD", text)
+    kept = "".join(c for c in decomposed if not "\u0300" <= c <= "\u036f")  # Latin diacritics, not a kana's marks
+    return unicodedata.normalize("NFC", kept)

@@ -17,7 +17,7 @@ from indexer.evidence.identities import Identity
 from indexer.evidence.units import Source
 from indexer.requests import FinancialsRequest
 from mcp_server.briefs import enclosing
-from mcp_server.file_text import name_text
+from mcp_server.file_text import inline, name_text
 from mcp_server.renderings import Form
 from mcp_server.tool_registry import Declared, ToolDocs
 
@@ -62,6 +62,9 @@ class StatementBrief(BaseModel):
 
 class FinancialsBrief(FinancialsHead):
     statements: list[StatementBrief]
+
+
+COMPANY_CHARS = 60  # a company's name as the answer shows it beside its file
 
 
 def _quoted(found: Source | None) -> str | None:
@@ -164,18 +167,22 @@ def financials_text(result: FinancialsBrief) -> str:
     for table in result.statements:
         scale = next((row.scale for row in table.rows if row.unit == "currency"), None)
         if scale is None and all(row.unit != "currency" for row in table.rows):
-            scale = "per share" if any(row.unit == "per_share" for row in table.rows) else ""  # no amount: no scale
+            minors = {row.scale for row in table.rows if row.unit == "per_share"}
+            per_share = f"{minors.pop()} per share" if len(minors) == 1 and "" not in minors else "per share"
+            scale = per_share if any(row.unit == "per_share" for row in table.rows) else ""  # no amount: no scale
         else:
             stated = "units" if scale == "" and table.scale_from else "scale not stated" if scale is None else ""
             scale = scale or stated
         unit = (
             f"{table.currency} {scale}".strip() if table.currency else f"{scale}, currency not established".strip(", ")
         )
+        named = result.companies.get(table.document)
+        company = f" ({inline(named, COMPANY_CHARS)})" if named else ""  # the company behind an opaque file name
         sources = "; ".join(
             f"{what} {text}" for what, text in (("scale", table.scale_from), ("currency", table.currency_from)) if text
         )
         lines.append(
-            f"\n{name_text(table.document)} p.{table.page} · {table.statement} · {unit}"
+            f"\n{name_text(table.document)}{company} p.{table.page} · {table.statement} · {unit}"
             + (f" ({sources})" if sources else "")
         )
         if table.missing:
@@ -191,7 +198,9 @@ def financials_text(result: FinancialsBrief) -> str:
                 + (f" (XBRL tags {row.xbrl_differs[str(i)]})" if str(i) in row.xbrl_differs else "")
                 for i, figure in enumerate(row.figures)
             ]  # fmt: skip
-            lines.append(f"- {row.label}{concept}: " + " | ".join(shown))
+            minor = row.scale if row.unit == "per_share" and row.scale and row.scale not in row.label.lower() else ""
+            minor = f" ({minor})" if minor else ""  # a per-share figure printed in pence or cents
+            lines.append(f"- {row.label}{concept}{minor}: " + " | ".join(shown))
     lines.append("\n" + _footer(result))
     return "\n".join(lines)
 
