@@ -35,12 +35,12 @@ from indexer.core.models import DocumentMeta, Page, Table
 from indexer.core.recipe import DEFAULT_RECIPE, Recipe
 from indexer.evidence.claim_checks import check_claims
 from indexer.evidence.claims import check_claim
-from indexer.evidence.financials import FinancialRow
+from indexer.evidence.financials import STATEMENT_OF_KEY, FinancialRow
 from indexer.evidence.identities import Identity
 from indexer.evidence.notes import Outlines, document_outlines
 from indexer.evidence.outline import Section
 from indexer.evidence.page_budget import bounded
-from indexer.evidence.periods import ReportPeriod
+from indexer.evidence.periods import ReportPeriod, periods_summary
 from indexer.evidence.quotes import Located, check_quote, locate
 from indexer.evidence.render_pool import shared_pool
 from indexer.evidence.row_selection import select_rows
@@ -267,7 +267,21 @@ class KnowledgeBase:
         )
 
     def get_outline(self, request: OutlineRequest) -> Outline:
-        return Outline(document=request.document, sections=self.outline(request.document))
+        """The outline, each primary statement with the periods its columns report (as get_financials reads them)."""
+        sections = self.outline(request.document)
+        statements = [s for s in sections if s.key in STATEMENT_OF_KEY and not s.parent_only]
+        if not statements:
+            return Outline(document=request.document, sections=sections)
+        rows = self._statements.rows(request.document)
+        read = {
+            id(s): [(r.period_end, r.months, r.fiscal_year, r.statement == "balance") for r in rows
+                    if r.statement == STATEMENT_OF_KEY[s.key] and s.page_start <= r.page <= s.page_end]
+            for s in statements
+        }  # fmt: skip
+        shown = [
+            s.model_copy(update={"periods": periods_summary(read[id(s)])}) if id(s) in read else s for s in sections
+        ]
+        return Outline(document=request.document, sections=shown)
 
     def read_section(self, request: SectionRequest) -> SectionText:
         """A piece of one section's text (by key such as '7' or '第十节', or words of its title)."""

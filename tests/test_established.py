@@ -69,6 +69,7 @@ def test_without_that_sentence_a_bare_dollar_is_no_currency(elixir: KnowledgeBas
     text, structured = answer_parts(result, "compact")
     assert "p.2 · balance · units, currency not established" in text
     assert "NOT VERIFIED: currency not stated (a bare $)" in text and "44,125,647*" in text
+    assert "each figure verified" not in text
     assert "* not established (see NOT VERIFIED). Cite as" in text  # the footer tells what its star means
     (statement,) = structured["statements"]
     assert statement["currency"] is None and statement["missing"] == ["currency not stated (a bare $) (2 figures)"]

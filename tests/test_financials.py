@@ -164,6 +164,8 @@ def test_get_financials_through_mcp(samples_index_dir: Path, cache_dir: Path) ->
     text = found.content[0].text
     # the company beside its file (a file name may say nothing of it)
     head = 'BESTBUY_2024Q2_10Q.pdf ("BEST BUY CO., INC.") p.4 · income · USD millions'
+    verdict = "· each figure verified: value, scale, currency and period read from the filing"
+    assert text.splitlines()[0].endswith(verdict)
     assert head + " (scale '$ and shares in millions" in text
     assert "currency '$ on a US SEC Form 10-Q' p.4)" in text
     assert "[0] Three Months Ended July 29, 2023 (fiscal 2024, 3 months ended 2023-07-29)" in text

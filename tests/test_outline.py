@@ -311,3 +311,15 @@ def test_the_outline_is_computed_at_build_time_and_read_back(
     monkeypatch.undo()
     monkeypatch.setattr(knowledge_base, "read_outlines", lambda folder, meta: None)  # an index built before
     assert KnowledgeBase(load_index(samples_index_dir, cache_dir)).outline(BESTBUY_10Q.name) == computed.sections
+
+
+def test_each_primary_statement_in_the_outline_says_the_periods_its_columns_report(samples_kb: KnowledgeBase) -> None:
+    """As get_financials reads the columns: a 10-Q's balance sheet at the quarter's end and the year's, its income
+    statement over three and six months, its cash flows over six (each calendar end with its fiscal year)."""
+    from indexer.requests import OutlineRequest
+
+    sections = {s.key: s for s in samples_kb.get_outline(OutlineRequest(document=BESTBUY_10Q.name)).sections}
+    assert sections["balance_sheet"].periods[:2] == ["2023-07-29 balance FY2024", "2023-01-28 balance FY2023"]
+    assert sections["income_statement"].periods[0] == "2023-07-29 3m/6m FY2024"
+    assert sections["cash_flow"].periods == ["2023-07-29 6m FY2024", "2022-07-30 6m FY2023"]
+    assert all(not s.periods for s in sections.values() if s.kind != "statement")

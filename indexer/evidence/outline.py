@@ -61,6 +61,10 @@ class Section(BaseModel):
     parent_only: bool = Field(
         default=False, description="the parent company's own statement or notes (母公司…), not the group's"
     )
+    periods: list[str] = Field(
+        default_factory=list,
+        description="a primary statement's columns as get_financials reads them: '2023-06-30 3m/6m FY2023'",
+    )
     line: int = Field(default=0, exclude=True, description="the heading's line among the page's body lines")
 
 

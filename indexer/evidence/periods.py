@@ -154,3 +154,19 @@ def _quarter(found: re.Match[str], report: ReportPeriod) -> Period | None:
     year, month = divmod(months, 12)
     following = date(year + (month == 11), (month + 1) % 12 + 1, 1)
     return Period(date.fromordinal(following.toordinal() - 1).isoformat(), report.fiscal_year, 3)
+
+
+def periods_summary(periods: Iterable[tuple[str | None, int | None, int | None, bool]]) -> list[str]:
+    """Periods (end, months, fiscal year, whether a balance date) said compactly: each calendar end once, with what
+    its columns cover and its fiscal year ('2023-07-29 3m/6m/balance FY2024'); a duration whose header gives no
+    months is a 'period'."""
+    by_end: dict[tuple[str | None, int | None], list[str]] = {}
+    for end, months, fiscal_year, balance in periods:
+        covered = "balance" if balance else f"{months}m" if months else "period"
+        kinds = by_end.setdefault((end, fiscal_year), [])
+        if covered not in kinds:
+            kinds.append(covered)
+    return [
+        " ".join(part for part in (end, "/".join(sorted(kinds)), f"FY{year}" if year else None) if part)
+        for (end, year), kinds in by_end.items()
+    ]

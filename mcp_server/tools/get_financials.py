@@ -163,7 +163,9 @@ def financials_text(result: FinancialsBrief) -> str:
         f"{counted(rows, 'row')}, {counted(figures, 'figure')} in {counted(len(result.statements), 'table')} from "
         f"{counted(len(result.documents), 'document')}"
     )
-    lines = [head + (f" · NOTE: {result.note}" if result.note else "")]
+    settled = figures and not any(row.unverified for s in result.statements for row in s.rows)
+    verdict = " · each figure verified: value, scale, currency and period read from the filing" if settled else ""
+    lines = [head + verdict + (f" · NOTE: {result.note}" if result.note else "")]
     for table in result.statements:
         scale = next((row.scale for row in table.rows if row.unit == "currency"), None)
         if scale is None and all(row.unit != "currency" for row in table.rows):

@@ -28,6 +28,7 @@ class SectionBrief(BaseModel):
     notes: list[str] = Field(
         description="the notes under it, one line each: 'note_8 · 8. Leases · 45–47' (read one with its key)"
     )
+    periods: list[str] = Field(description="a primary statement's columns: '2023-06-30 3m/6m FY2023'")
 
 
 class OutlineBrief(BaseModel):
@@ -58,6 +59,7 @@ def outline_brief(result: Outline) -> OutlineBrief:
             SectionBrief(
                 key=section.key, title=section.title, level=section.level, kind=section.kind,
                 pages=pages_of(section), parent_only=section.parent_only, notes=[],
+                periods=section.periods,
             )
         )  # fmt: skip
     return OutlineBrief(document=result.document, sections=briefs)
@@ -73,7 +75,8 @@ def outline_text(result: Outline) -> str:
         pages = f"p.{pages_of(section)}"
         title = name_text(section.title[:NOTE_TITLE_CHARS] if section.kind == "note" else section.title)
         parent = " · parent company" if section.parent_only and not section.key.startswith("parent_") else ""
-        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {title} · {pages}{parent}")
+        periods = f" · {'; '.join(section.periods)}" if section.periods else ""
+        lines.append(f"{'  ' * (section.level - 1)}- [{section.key}] {title} · {pages}{parent}{periods}")
     return "\n".join(lines)
 
 
@@ -84,7 +87,8 @@ DOCS = ToolDocs(
     ),
     arguments="`document`, `detail` (`compact`, `full`)",
     returns=(
-        "compact: `sections [{key, title, level, kind, pages, parent_only, notes}]`, the notes to the "
+        "compact: `sections [{key, title, level, kind, pages, parent_only, notes, periods}]` (a primary "
+        "statement's `periods` as get_financials reads its columns: `2023-06-30 3m/6m FY2023`), the notes to the "
         "financial statements folded into their notes section as one line each (`note_8 · 8. Leases · "
         "45–47`); `full`: `sections [{title, level, page_start, page_end, kind, key, parent_only}]`, each "
         "note its own record (`kind` `note`, key `note_8`; see [Outline and "

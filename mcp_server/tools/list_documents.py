@@ -10,6 +10,7 @@ from indexer.answers import (
     DocumentList,
 )
 from indexer.core.models import DocumentMeta
+from indexer.evidence.periods import periods_summary
 from indexer.requests import ListRequest
 from mcp_server.file_text import name_text
 from mcp_server.renderings import Form
@@ -69,17 +70,8 @@ def company_names(meta: DocumentMeta) -> list[str]:
 def reports(meta: DocumentMeta) -> list[str]:
     """What the filing reports, compactly: each calendar end its statements' columns name, with what they cover and
     its fiscal year ('2023-07-29 3m/6m/balance FY2024'), or a fiscal year where no end is named; an 8-K's items."""
-    by_end: dict[tuple[str | None, int | None], list[str]] = {}
-    for period in meta.periods:
-        covered = "balance" if period.statement == "balance" else f"{period.months}m" if period.months else "period"
-        kinds = by_end.setdefault((period.end, period.fiscal_year), [])
-        if covered not in kinds:
-            kinds.append(covered)
-    lines = [
-        " ".join(part for part in (end, "/".join(sorted(kinds)), f"FY{year}" if year else None) if part)
-        for (end, year), kinds in by_end.items()
-    ]
-    return lines + [f"Item {item.number} {item.title}".strip() for item in meta.items]
+    read = ((p.end, p.months, p.fiscal_year, p.statement == "balance") for p in meta.periods)
+    return periods_summary(read) + [f"Item {item.number} {item.title}".strip() for item in meta.items]
 
 
 def document_brief(meta: DocumentMeta) -> DocumentBrief:
