@@ -62,7 +62,7 @@ async def _sizes(
 async def _tools_list(client: Client) -> dict[str, int]:
     tools = await client.list_tools()
     return {
-        "descriptions_and_inputs": sum(len(t.description or "") + len(as_forwarded(t.inputSchema)) for t in tools),
+        "descriptions_and_inputs": sum(len(t.description or "") + len(as_forwarded(t.input_schema)) for t in tools),
         "output_schemas": sum(len(as_forwarded(t.outputSchema)) for t in tools if t.outputSchema),
         "tools": len(tools),
     }

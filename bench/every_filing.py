@@ -93,7 +93,7 @@ async def answer_sizes(index: Path, cache: Path) -> dict[str, Any]:
         one = await client.call_tool("list_documents", {"company": busiest}) if busiest else None
         return {
             "instructions": len(client.instructions or ""),
-            "tools_list": sum(len(t.description or "") + len(as_forwarded(t.inputSchema)) for t in tools),
+            "tools_list": sum(len(t.description or "") + len(as_forwarded(t.input_schema)) for t in tools),
             "listing": _size(first),
             "listing_full": _size(full),
             "listing_page_2": _size(second) if second else None,

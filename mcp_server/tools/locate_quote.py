@@ -86,7 +86,7 @@ TOOL = Declared(
     "locate_quote",
     "Verify a quoted figure or sentence on a page (or its neighbours) and get its boxes. Tolerates whitespace, "
     "signs, separators, (1,234) for -1,234 and units (52.00B = 52,000 million; 1.2亿 = 12,000万), never a "
-    "different number; a short figure printed several times is ambiguous. With `label`/`period`, verified only in "
+    "different number (printed twice: ambiguous). With `label`/`period`, verified only in "
     "that row and column. For many figures: verify_claims.",
     QuoteBrief,
     request=QuoteRequest,

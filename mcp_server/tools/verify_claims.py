@@ -85,7 +85,7 @@ DOCS = ToolDocs(
 TOOL = Declared(
     "verify_claims",
     f"Verify up to {MAX_CLAIMS} figures or sentences at once, each as locate_quote (label, period optional): a "
-    "verdict per claim, in order — verified, ambiguous, label_not_matched, elsewhere (the note says where), "
+    "verdict per claim, in order — verified, ambiguous, label_not_matched, elsewhere (where: the note), "
     "not_found, error. Use it on figures read off pages or hits; report unverified ones as such.",
     ClaimsBrief,
     request=ClaimsRequest,
