@@ -87,12 +87,6 @@ def _months(text: str) -> int | None:
     return 12 if _ANNUAL.search(text) else None
 
 
-def stated_months(text: str) -> int | None:
-    """The months a header or caption says its period covers ('Three Months Ended', '52 weeks', 'Year ended'), or
-    None where it says none."""
-    return _months(text)
-
-
 class ColumnPeriods:
     """The periods of one table's column headers, read together: numeric dates in the order the table's unambiguous
     ones print them (6/17/2023 puts the month first, so 6/11/2022 is June), and a header that names no span takes

@@ -5,6 +5,7 @@ silence: what no line states stays unstated (indexer/evidence/units.py reads eac
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
 
@@ -45,11 +46,7 @@ def _headers_box(page: Page, cells: list[Cell]) -> Box | None:
     spans = [span for cell in cells for span in header_spans(page, cell.header, cell)]
     if not spans:
         return None
-    boxes = [span.box for span in spans]
-    return boxes[0].model_copy(update={
-        "x0": min(b.x0 for b in boxes), "top": min(b.top for b in boxes),
-        "x1": max(b.x1 for b in boxes), "bottom": max(b.bottom for b in boxes),
-    })  # fmt: skip
+    return functools.reduce(Box.union, (span.box for span in spans))
 
 
 def _in_full(page: Page, table: Table) -> Source | None:
