@@ -22,7 +22,7 @@ from indexer.evidence.financials import (
 )
 from indexer.evidence.identities import Identity, name_bare_totals, page_identities, statement_identities
 from indexer.evidence.outline import Section
-from indexer.evidence.periods import ReportPeriod
+from indexer.evidence.periods import ReportPeriod, ending_at_newest
 from indexer.evidence.statement_content import likely_pages
 from indexer.evidence.text_figures import scale_checks
 from indexer.evidence.xbrl import FactReader, attach
@@ -76,6 +76,7 @@ class StatementReader:
         found = list(statement_tables(page_of, sections, report))
         key_pages = key_data_pages(sections, lambda n: self._tables_of(document, n), meta.pages)
         found += key_data_tables((page_of(n) for n in key_pages), report)
+        report = ending_at_newest(report, (header for table in found for header in table.columns))
         money = DocumentCurrency(meta.form, meta.pages, page_of)
         rows: list[FinancialRow] = []
         on_page: dict[tuple[int, str], tuple[list[Table], list[FinancialRow]]] = {}

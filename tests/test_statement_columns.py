@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from indexer.core.fiscal import first_date, numeric_month_first
-from indexer.evidence.periods import ColumnPeriods, ReportPeriod
+from indexer.evidence.periods import ColumnPeriods, ReportPeriod, ending_at_newest
 from indexer.ingest.build import BuildSettings, build_index
 from indexer.knowledge_base import KnowledgeBase
 from indexer.requests import FinancialsRequest
@@ -118,3 +118,17 @@ def test_a_bracketed_sign_over_each_column_states_figures_in_full(kb: KnowledgeB
     assert (cash.value_printed, cash.currency, cash.scale, cash.verified) == ("60,390,826", "CAD", "", True)
     assert cash.scale_source is not None and cash.scale_source.text.startswith("($) ($)")
     assert cash.scale_source.box is not None and text_under(BRACKETED_SIGN, 1, [cash.scale_source.box]) == "($)($)"
+
+
+def test_a_report_known_by_its_fiscal_year_alone_ends_at_its_newest_column() -> None:
+    # a fiscal first-quarter release of a January year-end filer, whose record names the fiscal year (2024) only
+    headers = ["Three Months Ended April 30, 2023", "Three Months Ended April 30, 2022", "January 31, 2023"]
+    report = ending_at_newest(ReportPeriod(None, 2024), headers)
+    assert report == ReportPeriod("2023-04-30", 2024)
+    periods = ColumnPeriods(headers, None, report)
+    assert [(p.end, p.fiscal_year, p.months) for h in headers if (p := periods(h))] == [
+        ("2023-04-30", 2024, 3), ("2022-04-30", 2023, 3), ("2023-01-31", 2023, None)
+    ]  # fmt: skip
+    assert ending_at_newest(ReportPeriod(None, 2024), ["2023", "2022"]).end is None  # no date printed: none read
+    known = ReportPeriod("2023-04-30", 2024)
+    assert ending_at_newest(known, ["January 31, 2024"]) is known  # a report's own end stands

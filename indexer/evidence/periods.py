@@ -107,6 +107,16 @@ class ColumnPeriods:
         return self._read[header]
 
 
+def ending_at_newest(report: ReportPeriod, headers: Iterable[str]) -> ReportPeriod:
+    """``report`` ending at the newest date its statements' column ``headers`` print, where its own end is not known
+    but its fiscal year is (a release dated by its fiscal quarter alone): a report's newest period is its current one,
+    of the fiscal year it names (an April quarter of a January year-end filer is the next calendar year's)."""
+    if report.end is not None or report.fiscal_year is None:
+        return report
+    ends = [found.end for header in headers if (found := column_period(header, report)) and found.end]
+    return replace(report, end=max(ends)) if ends else report
+
+
 def not_a_period(header: str) -> bool:
     """Whether a column header says its column is no period: a change, a percentage, a note number."""
     return bool(_NOT_PERIOD.search(normalize_text(header)))

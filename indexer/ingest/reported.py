@@ -14,7 +14,7 @@ from indexer.core.models import Page, ReportedItem, ReportedPeriod
 from indexer.core.statement_names import BALANCE, INCOME
 from indexer.evidence.columns import table_headers
 from indexer.evidence.outline import Section
-from indexer.evidence.periods import ColumnPeriods, ReportPeriod
+from indexer.evidence.periods import ColumnPeriods, ReportPeriod, ending_at_newest
 
 ITEM_PAGES = 6  # an 8-K's own pages come first, its exhibits after: items are read from these
 MAX_PERIODS = 8
@@ -27,22 +27,25 @@ _ITEM = re.compile(r"^\s*item\s+([1-9]\.0[1-9])\s*[.:\-–—]?\s*(\S.{2,200})?$
 def reported_periods(pages: list[Page], statements: list[Section], report: ReportPeriod) -> list[ReportedPeriod]:
     """The distinct periods the income statement's and the balance sheet's columns name, newest first."""
     found: dict[tuple[str | None, int | None, str], ReportedPeriod] = {}
-    for section in statements:
-        if section.key not in (INCOME, BALANCE) or not 1 <= section.page_start <= len(pages):
-            continue
-        page = pages[section.page_start - 1]
-        for table in page.tables:
-            headers = table_headers(page, table, report)
-            periods = ColumnPeriods(headers, table.title, report)
-            for header in headers:
-                period = periods(header)
-                if period is None or (period.end is None and period.fiscal_year is None):
-                    continue
-                printed, statement = " ".join(header.split()), "balance" if section.key == BALANCE else "income"
-                found.setdefault((period.end, period.months, statement), ReportedPeriod(
-                    printed=printed, end=period.end, months=period.months, fiscal_year=period.fiscal_year,
-                    statement=statement,
-                ))  # fmt: skip
+    tables = [
+        (section, table, table_headers(page, table, report))
+        for section in statements
+        if section.key in (INCOME, BALANCE) and 1 <= section.page_start <= len(pages)
+        for page in [pages[section.page_start - 1]]
+        for table in page.tables
+    ]
+    report = ending_at_newest(report, (header for _, _, headers in tables for header in headers))
+    for section, table, headers in tables:
+        periods = ColumnPeriods(headers, table.title, report)
+        for header in headers:
+            period = periods(header)
+            if period is None or (period.end is None and period.fiscal_year is None):
+                continue
+            printed, statement = " ".join(header.split()), "balance" if section.key == BALANCE else "income"
+            found.setdefault((period.end, period.months, statement), ReportedPeriod(
+                printed=printed, end=period.end, months=period.months, fiscal_year=period.fiscal_year,
+                statement=statement,
+            ))  # fmt: skip
     ordered = sorted(
         found.values(),
         key=lambda p: (p.end or str(p.fiscal_year or ""), p.statement == "income", p.months or 0),
