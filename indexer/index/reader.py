@@ -301,16 +301,20 @@ def own_name(index: LoadedIndex, document: str) -> str:
     name without its folder) it is (a citation's bare file name); unchanged when it names none or several."""
     if document in index.documents or "/" in document or "\\" in document:
         return document
-    same = [name for name in index.documents if name.rsplit("/", 1)[-1] == document]
+    same = [name for name in _same_file_name(index, document) if name.rsplit("/", 1)[-1] == document]
     return same[0] if len(same) == 1 else document
+
+
+def _same_file_name(index: LoadedIndex, document: str) -> list[str]:
+    """The index's names whose file name (the name without its folder) is ``document``'s, in any case."""
+    wanted = document.replace("\\", "/").rsplit("/", 1)[-1].casefold()
+    return sorted(name for name in index.documents if name.rsplit("/", 1)[-1].casefold() == wanted)
 
 
 def closest_documents(index: LoadedIndex, document: str) -> list[str]:
     """The names a mistaken document name most likely means: those whose file name (the name without its folder) is
     the one given, else the few closest in spelling."""
-    wanted = document.replace("\\", "/").rsplit("/", 1)[-1].casefold()
-    same = sorted(name for name in index.documents if name.rsplit("/", 1)[-1].casefold() == wanted)
-    if same:
+    if same := _same_file_name(index, document):
         return same[:_CLOSEST_DOCUMENTS]
     if len(document) > _SPELLED_CHARS:
         return []  # no file name is this long: nothing to spell it like (and the comparison stays cheap)
